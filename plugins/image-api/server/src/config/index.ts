@@ -1,0 +1,110 @@
+/**
+ * Plugin configuration: `config/plugins.ts` → `'image-api': { config: { ... } }`.
+ * Every option has a default here; `validator` runs at boot and refuses a bad value with a message
+ * naming the option.
+ */
+export interface ImageApiConfig {
+  /** Absolute base URL of every URL the API returns. Defaults to Strapi's `server.url`. */
+  publicUrl: string | null;
+  /** Largest accepted image, in bytes (decoded base64, downloaded URL body, file part). */
+  maxBytes: number;
+  /** Largest accepted image in pixels (width × height × frames). */
+  maxPixels: number;
+  /** Image types accepted: any of jpeg, png, gif, webp, bmp. */
+  allowedTypes: ImageType[];
+  /** Edge of the square `.th` variant. */
+  thumbSize: number;
+  /** Width of the `.md` variant (never scaled up). */
+  mediumWidth: number;
+  /** IANA time zone of the `date` field. */
+  timeZone: string;
+  /** URL sources: total time limit in milliseconds. */
+  fetchTimeoutMs: number;
+  /** URL sources: redirects followed at most. */
+  fetchMaxRedirects: number;
+  /** URL sources: hosts, addresses or CIDR ranges allowed although not public. */
+  urlAllowlist: string[];
+  /** `Access-Control-Allow-Origin` values; `['*']` allows any origin. */
+  corsOrigins: string[];
+  /** Name of the Media Library folder API uploads go to. */
+  folderName: string;
+  /** JPEG quality of re-encoded originals and of the variants. */
+  jpegQuality: number;
+  /** HMAC secret of API key hashes; defaults to the admin API token salt. */
+  keyHashSecret: string | null;
+  /** A key made sure to exist at boot (declarative provisioning). */
+  bootstrapKey: string | null;
+}
+
+export type ImageType = 'jpeg' | 'png' | 'gif' | 'webp' | 'bmp';
+export const IMAGE_TYPES: readonly ImageType[] = ['jpeg', 'png', 'gif', 'webp', 'bmp'];
+
+const defaults: ImageApiConfig = {
+  publicUrl: null,
+  maxBytes: 10_000_000,
+  maxPixels: 100_000_000,
+  allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'],
+  thumbSize: 160,
+  mediumWidth: 500,
+  timeZone: 'UTC',
+  fetchTimeoutMs: 15_000,
+  fetchMaxRedirects: 5,
+  urlAllowlist: [],
+  corsOrigins: ['*'],
+  folderName: 'API uploads',
+  jpegQuality: 85,
+  keyHashSecret: null,
+  bootstrapKey: null,
+};
+
+const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
+
+function validator(config: ImageApiConfig): void {
+  const fail = (option: string, expected: string) => {
+    throw new Error(`image-api config: "${option}" must be ${expected} (got ${JSON.stringify(config[option])})`);
+  };
+  if (config.publicUrl !== null) {
+    try {
+      const url = new URL(config.publicUrl);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+    } catch {
+      fail('publicUrl', 'an absolute http(s) URL or null');
+    }
+  }
+  for (const key of ['maxBytes', 'maxPixels', 'thumbSize', 'mediumWidth', 'fetchTimeoutMs'] as const) {
+    if (!isPositiveInt(config[key])) fail(key, 'a positive integer');
+  }
+  if (!Number.isInteger(config.fetchMaxRedirects) || config.fetchMaxRedirects < 0) {
+    fail('fetchMaxRedirects', 'an integer ≥ 0');
+  }
+  if (!Number.isInteger(config.jpegQuality) || config.jpegQuality < 1 || config.jpegQuality > 100) {
+    fail('jpegQuality', 'an integer from 1 to 100');
+  }
+  if (
+    !Array.isArray(config.allowedTypes) ||
+    config.allowedTypes.length === 0 ||
+    !config.allowedTypes.every((t) => IMAGE_TYPES.includes(t))
+  ) {
+    fail('allowedTypes', `a non-empty list of ${IMAGE_TYPES.join(', ')}`);
+  }
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: config.timeZone });
+  } catch {
+    fail('timeZone', 'an IANA time zone name');
+  }
+  for (const key of ['urlAllowlist', 'corsOrigins'] as const) {
+    if (!Array.isArray(config[key]) || !config[key].every((v) => typeof v === 'string')) {
+      fail(key, 'a list of strings');
+    }
+  }
+  for (const key of ['keyHashSecret', 'bootstrapKey'] as const) {
+    if (config[key] !== null && (typeof config[key] !== 'string' || config[key] === '')) {
+      fail(key, 'a non-empty string or null');
+    }
+  }
+  if (typeof config.folderName !== 'string' || config.folderName.trim() === '') {
+    fail('folderName', 'a non-empty string');
+  }
+}
+
+export default { default: defaults, validator };

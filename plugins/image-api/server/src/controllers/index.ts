@@ -1,0 +1,4 @@
+import upload from './upload';
+import viewer from './viewer';
+
+export default { upload, viewer };

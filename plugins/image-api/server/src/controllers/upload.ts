@@ -1,0 +1,74 @@
+/** `/api/<version>/<action>`: reads the request, runs the upload service, answers in the asked format. */
+import type { Core } from '@strapi/strapi';
+import type { Context } from 'koa';
+import { ApiError, errorBody, errors, isApiError } from '../services/api-error';
+import { imageJson } from '../services/image-json';
+import { readParams } from '../services/request-params';
+import type { UploadRequestState } from '../middlewares/upload-body';
+
+type Format = 'json' | 'txt' | 'redirect';
+const FORMATS: readonly Format[] = ['json', 'txt', 'redirect'];
+
+const asFormat = (value: unknown): Format | null =>
+  typeof value === 'string' && (FORMATS as readonly string[]).includes(value) ? (value as Format) : null;
+
+function answerError(ctx: Context, error: ApiError, format: Format) {
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  if (format === 'json') {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = errorBody(error);
+  } else {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = error.message;
+  }
+}
+
+export default ({ strapi }: { strapi: Core.Strapi }) => ({
+  async handle(ctx: Context) {
+    const state = ctx.state.imageApi as UploadRequestState | undefined;
+    // Until the format is known to be valid, errors answer as JSON (or as the query asks, if the body failed).
+    let format: Format = asFormat(ctx.query.format) ?? 'json';
+    try {
+      if (state?.bodyError) throw state.bodyError;
+      if (ctx.params.version !== '1') throw errors.badVersion();
+      if (ctx.params.action !== 'upload') throw errors.badAction();
+
+      const params = readParams(ctx);
+      if (params.action !== null && params.action !== 'upload') throw errors.badAction();
+      if (params.format !== null) {
+        const asked = asFormat(params.format);
+        if (!asked) {
+          format = 'json';
+          throw errors.badFormat();
+        }
+        format = asked;
+      }
+
+      const image = await strapi
+        .plugin('image-api')
+        .service('upload')
+        .upload(params, { method: ctx.method, tmpDir: state?.tmpDir });
+
+      if (format === 'redirect') {
+        ctx.status = 302;
+        ctx.set('Location', image.viewerUrl);
+        ctx.body = '';
+      } else if (format === 'txt') {
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = image.url;
+      } else {
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.body = {
+          status_code: 200,
+          success: { message: 'image uploaded', code: 200 },
+          image: imageJson(image, strapi.plugin('image-api').config('timeZone')),
+          status_txt: 'OK',
+        };
+      }
+    } catch (error) {
+      if (!isApiError(error)) strapi.log.error(`image-api: upload failed: ${(error as Error)?.stack ?? error}`);
+      answerError(ctx, isApiError(error) ? error : errors.internal(), format);
+    }
+  },
+});

@@ -1,0 +1,18 @@
+/** Server entry of strapi-plugin-image-api (Strapi 5 plugin conventions). */
+import bootstrap from './bootstrap';
+import config from './config';
+import contentTypes from './content-types';
+import controllers from './controllers';
+import register from './register';
+import routes from './routes';
+import services from './services';
+
+export default {
+  register,
+  bootstrap,
+  config,
+  contentTypes,
+  controllers,
+  routes,
+  services,
+};

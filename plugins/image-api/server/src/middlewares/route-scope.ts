@@ -1,0 +1,49 @@
+/**
+ * The upload routes get their own body parser and CORS policy; every other route of the app keeps
+ * Strapi's. Done by wrapping the `strapi::body` and `strapi::cors` middlewares (Strapi's documented
+ * `extend` hook), so the host app's config/middlewares.ts needs no change.
+ */
+import cors from '@koa/cors';
+import type { Core } from '@strapi/strapi';
+import type { Context, Middleware, Next } from 'koa';
+import { bodyLimitsFor, uploadBody } from './upload-body';
+
+type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi }) => Middleware | undefined;
+
+/** `/api/<digits>/<action>` with or without a trailing slash: the upload dialect's paths. */
+export function uploadPathMatcher(strapi: Core.Strapi) {
+  const prefix = (strapi.config.get('api.rest.prefix') as string) ?? '/api';
+  const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^${escaped}/\\d+/[^/]+/?$`);
+  return (path: string) => pattern.test(path);
+}
+
+function corsFor(strapi: Core.Strapi): Middleware {
+  const origins = (): string[] => strapi.plugin('image-api').config('corsOrigins');
+  return cors({
+    origin: (ctx: Context) => {
+      const allowed = origins();
+      if (allowed.includes('*')) return '*';
+      const origin = ctx.get('Origin');
+      return allowed.includes(origin) ? origin : '';
+    },
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
+    allowHeaders: ['Content-Type', 'X-API-Key', 'X-Requested-With', 'Accept', 'Origin'],
+    exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Location'],
+    maxAge: 86400,
+  }) as unknown as Middleware;
+}
+
+export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
+  const isUploadPath = uploadPathMatcher(strapi);
+  const wrap = (name: string, ours: () => Middleware) => {
+    strapi.get('middlewares').extend(name, (factory: MiddlewareFactory) => (config: unknown, deps) => {
+      const theirs = factory(config, deps);
+      const mine = ours();
+      return (ctx: Context, next: Next) =>
+        isUploadPath(ctx.path) ? mine(ctx, next) : theirs ? theirs(ctx, next) : next();
+    });
+  };
+  wrap('strapi::body', () => uploadBody(() => bodyLimitsFor(strapi.plugin('image-api').config('maxBytes'))));
+  wrap('strapi::cors', () => corsFor(strapi));
+}

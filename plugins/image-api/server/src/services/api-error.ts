@@ -1,0 +1,58 @@
+/**
+ * The contract's error table (contract.md §4): every refusal the API can answer with.
+ * Throw an `ApiError` anywhere on the upload path; the controller turns it into the answer.
+ */
+import { STATUS_CODES } from 'http';
+
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status, mirrored in `status_code`. */
+    readonly status: number,
+    /** The API's error code, `error.code`. */
+    readonly code: number,
+    message: string,
+    /** Extra response headers (Retry-After, ...). */
+    readonly headers: Record<string, string> = {}
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;
+
+const megabytes = (bytes: number) => `${+(bytes / 1_000_000).toFixed(1)} MB`;
+
+/** One factory per row of the table, so wording lives in one place. */
+export const errors = {
+  noKey: () => new ApiError(401, 100, 'No API key provided'),
+  invalidKey: () => new ApiError(401, 100, 'Invalid API key'),
+  revokedKey: () => new ApiError(403, 100, 'API key revoked'),
+  expiredKey: () => new ApiError(403, 100, 'API key expired'),
+  badVersion: () => new ApiError(400, 110, 'Invalid API version'),
+  badAction: () => new ApiError(400, 120, 'Invalid API action'),
+  emptySource: () => new ApiError(400, 130, 'Empty upload source'),
+  base64ViaGet: () => new ApiError(400, 130, 'Upload using base64 source must be done using POST method'),
+  badBase64: () => new ApiError(400, 120, 'Invalid base64 string'),
+  badFormat: () => new ApiError(400, 140, 'Invalid format'),
+  notAnImage: () => new ApiError(400, 310, "Can't get target upload source info"),
+  invalidImage: (detail?: string) => new ApiError(400, 311, detail ? `Invalid image: ${detail}` : 'Invalid image'),
+  disabledType: (type: string) => new ApiError(415, 314, `Disabled image format (${type})`),
+  tooBig: (maxBytes: number) => new ApiError(413, 313, `File too big - max ${megabytes(maxBytes)}`),
+  tooManyPixels: (maxPixels: number) =>
+    new ApiError(413, 315, `Image too large - max ${+(maxPixels / 1_000_000).toFixed(1)} megapixels`),
+  urlRefused: (reason: string) => new ApiError(400, 320, reason),
+  urlFailed: (reason: string) => new ApiError(400, 321, reason),
+  badRequest: (reason: string) => new ApiError(400, 400, reason),
+  rateLimited: (message: string, headers: Record<string, string>) => new ApiError(429, 429, message, headers),
+  internal: () => new ApiError(500, 500, 'Internal error'),
+};
+
+/** The JSON error body of contract.md §4. */
+export function errorBody(error: ApiError) {
+  return {
+    status_code: error.status,
+    error: { message: error.message, code: error.code },
+    status_txt: STATUS_CODES[error.status] ?? 'Error',
+  };
+}

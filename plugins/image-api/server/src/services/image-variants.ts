@@ -1,0 +1,112 @@
+/**
+ * The image work: the stored original (upright, BMP as PNG, animations untouched) and its two
+ * variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled up).
+ */
+import decodeBmp from 'decode-bmp';
+import sharp, { type Sharp, type SharpOptions } from 'sharp';
+import { errors, isApiError } from './api-error';
+import type { ProbedImage } from './image-probe';
+
+export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp';
+
+export interface EncodedImage {
+  buffer: Buffer;
+  format: OutputFormat;
+  width: number;
+  height: number;
+  channels: number;
+  bits: number;
+}
+
+export interface ImageSet {
+  original: EncodedImage;
+  thumb: EncodedImage;
+  medium: EncodedImage;
+}
+
+export interface VariantOptions {
+  thumbSize: number;
+  mediumWidth: number;
+  jpegQuality: number;
+  maxPixels: number;
+}
+
+type SharpInput = { input: Buffer; options: SharpOptions };
+
+/** sharp has no BMP loader: decode with decode-bmp and hand sharp the raw pixels. */
+function bmpInput(bytes: Buffer): SharpInput {
+  let bmp: ReturnType<typeof decodeBmp>;
+  try {
+    bmp = decodeBmp(bytes);
+  } catch {
+    throw errors.invalidImage();
+  }
+  const { width, height, data } = bmp;
+  return {
+    input: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+    options: { raw: { width, height, channels: 4 } },
+  };
+}
+
+function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
+  switch (format) {
+    case 'jpeg':
+      return pipeline.jpeg({ quality });
+    case 'png':
+      return pipeline.png();
+    case 'webp':
+      return pipeline.webp({ quality });
+    case 'gif':
+      return pipeline.gif();
+  }
+}
+
+async function render(pipeline: Sharp, format: OutputFormat, quality: number): Promise<EncodedImage> {
+  const { data, info } = await encode(pipeline, format, quality).toBuffer({ resolveWithObject: true });
+  return { buffer: data, format, width: info.width, height: info.height, channels: info.channels, bits: 8 };
+}
+
+export async function buildImageSet(bytes: Buffer, probed: ProbedImage, options: VariantOptions): Promise<ImageSet> {
+  const isBmp = probed.type === 'bmp';
+  const source: SharpInput = isBmp
+    ? bmpInput(bytes)
+    : { input: bytes, options: { autoOrient: true, failOn: 'warning', limitInputPixels: options.maxPixels } };
+  const format: OutputFormat = isBmp ? 'png' : (probed.type as OutputFormat);
+  const open = () => sharp(source.input, source.options);
+
+  try {
+    const [original, thumb, medium] = await Promise.all([
+      storedOriginal(bytes, probed, format, open, options),
+      render(
+        open().resize(options.thumbSize, options.thumbSize, { fit: 'cover', position: 'centre' }),
+        format,
+        options.jpegQuality
+      ),
+      render(open().resize({ width: options.mediumWidth, withoutEnlargement: true }), format, options.jpegQuality),
+    ]);
+    return { original, thumb, medium };
+  } catch (error) {
+    if (isApiError(error)) throw error;
+    throw errors.invalidImage();
+  }
+}
+
+/**
+ * Upright originals keep their bytes; rotated ones and BMPs are re-encoded; animations are kept whole.
+ * Kept bytes are still fully decoded by the variant renders, so corrupt data is refused, not stored.
+ */
+async function storedOriginal(
+  bytes: Buffer,
+  probed: ProbedImage,
+  format: OutputFormat,
+  open: () => Sharp,
+  options: VariantOptions
+): Promise<EncodedImage> {
+  const needsRotation = probed.orientation > 1 && probed.pages === 1;
+  if (probed.type === 'bmp' || needsRotation) {
+    const image = await render(open(), format, Math.max(options.jpegQuality, 92));
+    return { ...image, bits: probed.type === 'bmp' ? 8 : probed.bits };
+  }
+  const { width, height, channels, bits } = probed;
+  return { buffer: bytes, format, width, height, channels, bits };
+}

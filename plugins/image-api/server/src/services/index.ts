@@ -1,0 +1,15 @@
+import apiKeys from './api-keys';
+import images from './images';
+import mediaFolder from './media-folder';
+import mediaStore from './media-store';
+import publicUrl from './public-url';
+import upload from './upload';
+
+export default {
+  'api-keys': apiKeys,
+  images,
+  'media-folder': mediaFolder,
+  'media-store': mediaStore,
+  'public-url': publicUrl,
+  upload,
+};

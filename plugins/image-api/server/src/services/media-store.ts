@@ -1,0 +1,172 @@
+/**
+ * Stores an accepted upload: the original and both variants through the configured upload provider
+ * (local disk, S3, ...), then the `plugin::upload.file` entry (variants recorded in `formats`, so the
+ * Media Library previews it and deleting it there deletes every file) and the image record, in one
+ * transaction. Complete or absent: if anything fails, what was written is removed again.
+ */
+import { Readable } from 'stream';
+import type { Core } from '@strapi/strapi';
+import type { EncodedImage, ImageSet } from './image-variants';
+import type { StoredImage, StoredVariant } from './image-json';
+import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
+
+const FILE_UID = 'plugin::upload.file';
+const IMAGE_UID = 'plugin::image-api.image';
+
+export interface NewImage {
+  set: ImageSet;
+  idEncoded: string;
+  /** Stored base name, unique. */
+  name: string;
+  md5: string;
+  originalFilename: string;
+  title: string | null;
+  description: string | null;
+  nsfw: boolean;
+  apiKeyId: number | null;
+}
+
+/** The file object the upload provider API works with. */
+export interface ProviderFile {
+  name: string;
+  hash: string;
+  ext: string;
+  mime: string;
+  size: number;
+  sizeInBytes: number;
+  width: number;
+  height: number;
+  url?: string;
+  provider_metadata?: Record<string, unknown>;
+  getStream: () => Readable;
+}
+
+const kilobytes = (bytes: number) => Math.round((bytes / 1000) * 100) / 100;
+
+function providerFile(image: EncodedImage, hash: string): ProviderFile {
+  const ext = `.${EXTENSION_BY_FORMAT[image.format]}`;
+  return {
+    name: `${hash}${ext}`,
+    hash,
+    ext,
+    mime: MIME_BY_FORMAT[image.format],
+    size: kilobytes(image.buffer.length),
+    sizeInBytes: image.buffer.length,
+    width: image.width,
+    height: image.height,
+    getStream: () => Readable.from(image.buffer),
+  };
+}
+
+/** The shape Strapi keeps in `formats[key]`. */
+const formatEntry = ({ getStream, ...file }: ProviderFile) => ({ ...file, path: null });
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const provider = () => strapi.plugin('upload').service('provider');
+  const providerName = (): string => strapi.config.get('plugin::upload.provider') ?? 'local';
+
+  const absolute = (url: string) => {
+    if (/^https?:\/\//i.test(url)) return url;
+    const base: string = strapi.plugin('image-api').service('public-url').base();
+    return `${base}${url.startsWith('/') ? '' : '/'}${url}`;
+  };
+
+  const variantView = (file: ProviderFile, image: EncodedImage): StoredVariant => ({
+    name: file.hash,
+    extension: file.ext.slice(1),
+    mime: file.mime,
+    width: image.width,
+    height: image.height,
+    size: image.buffer.length,
+    bits: image.bits,
+    channels: image.channels,
+    url: absolute(file.url ?? ''),
+  });
+
+  async function removeFromProvider(files: ProviderFile[]) {
+    await Promise.allSettled(files.map((file) => strapi.plugin('upload').provider.delete(file)));
+  }
+
+  return {
+    async store(upload: NewImage): Promise<StoredImage> {
+      const { set } = upload;
+      const folder = await strapi.plugin('image-api').service('media-folder').get();
+      const original = providerFile(set.original, upload.name);
+      const thumb = providerFile(set.thumb, `${upload.name}.th`);
+      const medium = providerFile(set.medium, `${upload.name}.md`);
+      const all = [original, thumb, medium];
+
+      const written: ProviderFile[] = [];
+      try {
+        await Promise.all(
+          all.map(async (file) => {
+            await provider().upload(file);
+            written.push(file);
+          })
+        );
+
+        const created = await strapi.db.transaction(async () => {
+          const fileEntry = await strapi.db.query(FILE_UID).create({
+            data: {
+              name: upload.originalFilename,
+              alternativeText: upload.title,
+              caption: upload.description,
+              hash: original.hash,
+              ext: original.ext,
+              mime: original.mime,
+              size: original.size,
+              sizeInBytes: original.sizeInBytes,
+              width: original.width,
+              height: original.height,
+              url: original.url,
+              provider: providerName(),
+              provider_metadata: original.provider_metadata ?? null,
+              // `thumbnail` is the key the Media Library previews.
+              formats: { thumbnail: formatEntry(thumb), medium: formatEntry(medium) },
+              folder: folder.id,
+              folderPath: folder.path,
+              publishedAt: new Date(),
+            },
+          });
+          return strapi.db.query(IMAGE_UID).create({
+            data: {
+              id_encoded: upload.idEncoded,
+              name: upload.name,
+              title: upload.title,
+              description: upload.description,
+              md5: upload.md5,
+              views: 0,
+              nsfw: upload.nsfw,
+              original_filename: upload.originalFilename,
+              api_key: upload.apiKeyId,
+              file: fileEntry.id,
+              publishedAt: new Date(),
+            },
+          });
+        });
+
+        return {
+          ...variantView(original, set.original),
+          idEncoded: upload.idEncoded,
+          md5: upload.md5,
+          title: upload.title,
+          description: upload.description,
+          nsfw: upload.nsfw,
+          views: 0,
+          originalFilename: upload.originalFilename,
+          originalExif: null,
+          createdAt: new Date(created.createdAt),
+          storage: providerName(),
+          viewerUrl: strapi.plugin('image-api').service('public-url').viewer(upload.idEncoded),
+          thumb: variantView(thumb, set.thumb),
+          medium: variantView(medium, set.medium),
+        };
+      } catch (error) {
+        await removeFromProvider(written);
+        throw error;
+      }
+    },
+
+    removeFromProvider,
+  };
+};

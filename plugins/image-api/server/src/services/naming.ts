@@ -1,0 +1,39 @@
+/**
+ * Identifiers and file names: `id_encoded` (short, random, not guessable from another) and stored
+ * names derived from the client's file name, safe for URLs and file systems, never colliding.
+ */
+import crypto from 'crypto';
+import slugify from '@sindresorhus/slugify';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A random id of `length` characters from [A-Za-z0-9], drawn without modulo bias. */
+export function randomId(length = 8): string {
+  let id = '';
+  while (id.length < length) {
+    for (const byte of crypto.randomBytes(length * 2)) {
+      // 248 = 4 × 62: bytes at or above it would favour the first letters.
+      if (byte < 248 && id.length < length) id += ALPHABET[byte % 62];
+    }
+  }
+  return id;
+}
+
+export const EXTENSION_BY_FORMAT = { jpeg: 'jpg', png: 'png', gif: 'gif', webp: 'webp' } as const;
+export const MIME_BY_FORMAT = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' } as const;
+
+/**
+ * Stored base name: the slug of the client's name (without extension) and the id, which makes it
+ * unique; the id alone when the name gives nothing usable.
+ */
+export function storedName(originalFilename: string | null, idEncoded: string): string {
+  const base = (originalFilename ?? '').replace(/\.[^.]*$/, '');
+  const slug = slugify(base, { decamelize: false }).slice(0, 60).replace(/-+$/, '');
+  return slug ? `${slug}-${idEncoded}` : idEncoded;
+}
+
+/** A printable file name for display and records: control characters out, 255 characters at most. */
+export function cleanOriginalFilename(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return name.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+}

@@ -1,0 +1,92 @@
+/**
+ * One upload, start to finish: authenticate the key, read the source (file part, base64 or URL),
+ * check and process the image, store it. Every refusal is an ApiError from the contract's table.
+ */
+import crypto from 'crypto';
+import fs from 'fs';
+import path from 'path';
+import type { Core } from '@strapi/strapi';
+import { errors } from './api-error';
+import { decodeBase64Source } from './base64-source';
+import { createAddressPolicy } from './address-policy';
+import { fetchSource, type Resolver } from './source-fetcher';
+import { probeImage } from './image-probe';
+import { buildImageSet } from './image-variants';
+import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName } from './naming';
+import type { StoredImage } from './image-json';
+import type { SourceInput, UploadParams } from './request-params';
+import type { ImageApiConfig } from '../config';
+
+export interface UploadContext {
+  method: string;
+  /** Per-request temp folder, removed by the body middleware when the request ends. */
+  tmpDir: string;
+}
+
+interface ReadSource {
+  bytes: Buffer;
+  /** The client's name for the file, if it gave one. */
+  filename: string | null;
+}
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const config = (): ImageApiConfig => strapi.config.get('plugin::image-api');
+  /** Tests replace this to resolve names without DNS. */
+  let resolver: Resolver | undefined;
+
+  async function readSource(source: SourceInput, context: UploadContext, cfg: ImageApiConfig): Promise<ReadSource> {
+    switch (source.kind) {
+      case 'file': {
+        if (source.file.size > cfg.maxBytes) throw errors.tooBig(cfg.maxBytes);
+        return { bytes: await fs.promises.readFile(source.file.filepath), filename: source.file.originalFilename };
+      }
+      case 'base64': {
+        if (context.method === 'GET') throw errors.base64ViaGet();
+        return { bytes: decodeBase64Source(source.data, cfg.maxBytes), filename: null };
+      }
+      case 'url': {
+        const fetched = await fetchSource(source.url, {
+          policy: createAddressPolicy(cfg.urlAllowlist),
+          maxBytes: cfg.maxBytes,
+          timeoutMs: cfg.fetchTimeoutMs,
+          maxRedirects: cfg.fetchMaxRedirects,
+          destination: path.join(context.tmpDir, 'url-source'),
+          resolver,
+        });
+        return { bytes: await fs.promises.readFile(fetched.filepath), filename: fetched.filename || null };
+      }
+    }
+  }
+
+  return {
+    setResolver(custom: Resolver | undefined) {
+      resolver = custom;
+    },
+
+    async upload(params: UploadParams, context: UploadContext): Promise<StoredImage> {
+      const cfg = config();
+      const apiKey = await strapi.plugin('image-api').service('api-keys').authenticate(params.key);
+      if (!params.source) throw errors.emptySource();
+
+      const { bytes, filename } = await readSource(params.source, context, cfg);
+      if (bytes.length === 0) throw errors.emptySource();
+      const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
+      const set = await buildImageSet(bytes, probed, cfg);
+
+      const idEncoded = randomId(8);
+      const extension = EXTENSION_BY_FORMAT[set.original.format];
+      const originalFilename = cleanOriginalFilename(filename ?? '') || `${idEncoded}.${extension}`;
+      return strapi.plugin('image-api').service('media-store').store({
+        set,
+        idEncoded,
+        name: storedName(filename, idEncoded),
+        md5: crypto.createHash('md5').update(set.original.buffer).digest('hex'),
+        originalFilename,
+        title: params.title,
+        description: params.description,
+        nsfw: params.nsfw,
+        apiKeyId: apiKey.id,
+      });
+    },
+  };
+};

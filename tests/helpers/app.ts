@@ -1,0 +1,76 @@
+/**
+ * Boots the real Strapi app in-process (compiled by global-setup) on a scratch database with its
+ * own public folder, and tears everything down afterwards.
+ */
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+import request from 'supertest';
+import type { Core } from '@strapi/strapi';
+import { createScratchDb, type ScratchDb } from './scratch-db';
+
+export const APP_DIR = path.join(__dirname, '..', '..');
+export const PUBLIC_URL = 'http://img.test:1337';
+
+export interface TestApp {
+  strapi: Core.Strapi;
+  http: ReturnType<typeof request>;
+  /** The public folder; uploads sit in `<publicDir>/uploads`. */
+  publicDir: string;
+  uploadsDir: string;
+  db: ScratchDb;
+  /** Path of an absolute URL the API returned, for requests through supertest. */
+  pathOf(url: string): string;
+  /** Issues an API key. */
+  createKey(name?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createScratchDb();
+  const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-public-'));
+  const uploadsDir = path.join(publicDir, 'uploads');
+  fs.mkdirSync(uploadsDir);
+
+  const saved = { ...process.env };
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    PUBLIC_URL,
+    PUBLIC_DIR: publicDir,
+    ...db.env,
+    ...env,
+  });
+
+  const { createStrapi } = await import('@strapi/strapi');
+  let strapi: Core.Strapi;
+  try {
+    strapi = await createStrapi({ appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }).load();
+    strapi.server.mount();
+  } catch (error) {
+    process.env = saved;
+    await db.drop();
+    fs.rmSync(publicDir, { recursive: true, force: true });
+    throw error;
+  }
+
+  let keys = 0;
+  return {
+    strapi,
+    http: request(strapi.server.httpServer),
+    publicDir,
+    uploadsDir,
+    db,
+    pathOf: (url: string) => new URL(url).pathname,
+    async createKey(name = `test key ${++keys}`) {
+      const { key } = await strapi.plugin('image-api').service('api-keys').create({ name, description: 'tests' });
+      return key;
+    },
+    async stop() {
+      await strapi.destroy();
+      process.env = saved;
+      await db.drop();
+      fs.rmSync(publicDir, { recursive: true, force: true });
+    },
+  };
+}
