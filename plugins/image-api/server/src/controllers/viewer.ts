@@ -49,7 +49,7 @@ export function viewerPage(image: ViewerImage, base: string, pageUrl: string): s
     .join('');
   const body = `<h1>${escapeHtml(title)}</h1>
 <a href="${escapeHtml(imageUrl)}"><img src="${escapeHtml(imageUrl)}" alt="${escapeHtml(title)}" width="${file.width}" height="${file.height}"></a>
-<p><span class="dimensions">${file.width} × ${file.height}</span> · <span class="size">${formatSize(file.sizeInBytes)}</span> · <span class="views">${views}</span></p>
+<p><span class="dimensions">${file.width} × ${file.height}</span> · <span class="size">${formatSize(image.bytes)}</span> · <span class="views">${views}</span></p>
 ${image.description ? `<p class="description">${escapeHtml(image.description)}</p>` : ''}`;
   return page(title, body, meta);
 }

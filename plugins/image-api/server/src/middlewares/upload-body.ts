@@ -60,13 +60,17 @@ async function isTextSource(filepath: string): Promise<boolean> {
   }
 }
 
+interface SourcePart extends FilePart {
+  name: string;
+  /** Sent with neither filename nor Content-Type: text or raw bytes, decided by its content. */
+  untyped: boolean;
+}
+
 async function parseMultipart(ctx: Context, tmpDir: string, limits: BodyLimits) {
   const fields: Fields = {};
-  const files: Record<string, FilePart> = {};
-  const untyped = new Set<string>();
+  const parts: SourcePart[] = [];
   const writes: Promise<void>[] = [];
   let tooBig = false;
-  let count = 0;
 
   await new Promise<void>((resolve, reject) => {
     let parser: BusboyInstance;
@@ -85,13 +89,13 @@ async function parseMultipart(ctx: Context, tmpDir: string, limits: BodyLimits) 
       addField(fields, name, value);
     });
     parser.on('file', (name, stream, filename, _encoding, mimetype) => {
-      if (!SOURCE_PARTS.has(name) || files[name]) {
+      if (!SOURCE_PARTS.has(name)) {
         stream.resume();
         return;
       }
-      const filepath = path.join(tmpDir, `part-${++count}`);
-      files[name] = { filepath, originalFilename: filename ?? null, size: 0 };
-      if (filename === undefined && mimetype === 'text/plain') untyped.add(name);
+      const filepath = path.join(tmpDir, `part-${parts.length + 1}`);
+      const untyped = filename === undefined && mimetype === 'text/plain';
+      parts.push({ name, filepath, originalFilename: filename ?? null, size: 0, untyped });
       stream.on('limit', () => {
         tooBig = true;
       });
@@ -104,13 +108,15 @@ async function parseMultipart(ctx: Context, tmpDir: string, limits: BodyLimits) 
   });
   await Promise.all(writes);
   if (tooBig) throw errors.tooBig(limits.maxBytes);
-  for (const part of Object.values(files)) part.size = (await fs.promises.stat(part.filepath)).size;
 
-  for (const name of untyped) {
-    const part = files[name];
-    if (await isTextSource(part.filepath)) {
-      addField(fields, name, await fs.promises.readFile(part.filepath, 'utf8'));
-      delete files[name];
+  // The first real file of each name wins; untyped parts holding text are text fields.
+  const files: Record<string, FilePart> = {};
+  for (const part of parts) {
+    if (part.untyped && (await isTextSource(part.filepath))) {
+      addField(fields, part.name, await fs.promises.readFile(part.filepath, 'utf8'));
+    } else if (!files[part.name]) {
+      const { filepath, originalFilename } = part;
+      files[part.name] = { filepath, originalFilename, size: (await fs.promises.stat(filepath)).size };
     }
   }
   return { fields, files };

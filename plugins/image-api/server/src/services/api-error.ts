@@ -40,7 +40,7 @@ export const errors = {
   disabledType: (type: string) => new ApiError(415, 314, `Disabled image format (${type})`),
   tooBig: (maxBytes: number) => new ApiError(413, 313, `File too big - max ${megabytes(maxBytes)}`),
   tooManyPixels: (maxPixels: number) =>
-    new ApiError(413, 315, `Image too large - max ${+(maxPixels / 1_000_000).toFixed(1)} megapixels`),
+    new ApiError(413, 315, `Image too large - max ${+(maxPixels / 1_000_000).toFixed(3)} megapixels`),
   urlRefused: (reason: string) => new ApiError(400, 320, reason),
   urlFailed: (reason: string) => new ApiError(400, 321, reason),
   badRequest: (reason: string) => new ApiError(400, 400, reason),

@@ -9,7 +9,9 @@ export interface ViewerImage {
   description: string | null;
   views: number;
   originalFilename: string | null;
-  file: { url: string; width: number; height: number; sizeInBytes: number; mime: string; ext: string } | null;
+  file: { url: string; width: number; height: number; mime: string; ext: string } | null;
+  /** Bytes of the original (the file entry keeps kilobytes). */
+  bytes: number;
   mediumUrl: string | null;
 }
 
@@ -42,6 +44,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         views: Number(record.views),
         originalFilename: record.original_filename ?? null,
         file,
+        bytes: file ? Math.round(Number(file.size) * 1000) : 0,
         mediumUrl: file?.formats?.medium?.url ?? null,
       };
     },

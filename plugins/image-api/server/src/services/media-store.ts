@@ -98,12 +98,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
       const written: ProviderFile[] = [];
       try {
-        await Promise.all(
-          all.map(async (file) => {
-            await provider().upload(file);
-            written.push(file);
-          })
-        );
+        // Settle every write before judging, so a failure never races a write still under way.
+        const results = await Promise.allSettled(all.map((file) => provider().upload(file)));
+        results.forEach((result, i) => result.status === 'fulfilled' && written.push(all[i]));
+        const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+        if (failed) throw failed.reason;
 
         const created = await strapi.db.transaction(async () => {
           const fileEntry = await strapi.db.query(FILE_UID).create({
@@ -115,7 +114,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               ext: original.ext,
               mime: original.mime,
               size: original.size,
-              sizeInBytes: original.sizeInBytes,
               width: original.width,
               height: original.height,
               url: original.url,

@@ -73,7 +73,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
       const set = await buildImageSet(bytes, probed, cfg);
 
-      const idEncoded = randomId(8);
+      const idEncoded = randomId(10);
       const extension = EXTENSION_BY_FORMAT[set.original.format];
       const originalFilename = cleanOriginalFilename(filename ?? '') || `${idEncoded}.${extension}`;
       return strapi.plugin('image-api').service('media-store').store({

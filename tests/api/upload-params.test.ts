@@ -1,0 +1,179 @@
+/** Where clients put parameters (contract.md §2), and the forms the source may take. */
+import { startApp, type TestApp } from '../helpers/app';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { jpeg, png, randomBytes } from '../helpers/fixtures';
+import { expectUploadJson } from '../helpers/image-json';
+import sharp from 'sharp';
+
+let app: TestApp;
+let fixtures: FixtureServer;
+let key: string;
+let small: Buffer;
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  app = await startApp({ IMAGE_API_URL_ALLOWLIST: '127.0.0.1' });
+  key = await app.createKey();
+  small = await png(64, 48);
+  fixtures.add('small.png', small, 'image/png');
+});
+afterAll(async () => {
+  await app?.stop();
+  await fixtures?.close();
+});
+
+const uploadedFile = async (res: any) => {
+  expect(res.status).toBe(200);
+  const served = await app.http.get(app.pathOf(res.body.image.url));
+  expect(served.status).toBe(200);
+  return res.body.image;
+};
+
+describe('routes', () => {
+  test.each(['/api/1/upload', '/api/1/upload/'])('POST %s works', async (path) => {
+    const res = await app.http.post(path).type('form').send({ key, source: small.toString('base64') });
+    expectUploadJson(res.body, { extension: 'png', mime: 'image/png' });
+  });
+
+  test.each(['/api/1/upload', '/api/1/upload/'])('GET %s with a URL source works', async (path) => {
+    const res = await app.http.get(path).query({ key, source: fixtures.url('/img/small.png'), format: 'json' });
+    const image = expectUploadJson(res.body, { extension: 'png', mime: 'image/png' });
+    expect(image.original_filename).toBe('small.png');
+  });
+
+  test('action=upload is accepted', async () => {
+    const res = await app.http.post('/api/1/upload').type('form').send({ key, action: 'upload', source: small.toString('base64') });
+    await uploadedFile(res);
+  });
+
+  test('other API routes of the app are untouched', async () => {
+    const res = await app.http.get('/api/not-an-api');
+    expect(res.status).toBe(404);
+    expect(res.body).toHaveProperty('error');
+  });
+});
+
+describe('the key', () => {
+  const base64 = () => small.toString('base64');
+  test('in the X-API-Key header', async () => {
+    await uploadedFile(await app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({ source: base64() }));
+  });
+  test('in the query string of a POST', async () => {
+    await uploadedFile(await app.http.post(`/api/1/upload?key=${key}`).type('form').send({ source: base64() }));
+  });
+  test('in a urlencoded body', async () => {
+    await uploadedFile(await app.http.post('/api/1/upload').type('form').send({ key, source: base64() }));
+  });
+  test('in a JSON body', async () => {
+    await uploadedFile(await app.http.post('/api/1/upload').send({ key, source: base64(), format: 'json' }));
+  });
+  test('in a multipart field, after the file part', async () => {
+    await uploadedFile(await app.http.post('/api/1/upload').attach('source', small, 'a.png').field('key', key));
+  });
+  test('the header wins over a wrong key parameter', async () => {
+    await uploadedFile(
+      await app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({ key: 'img_wrong', source: base64() })
+    );
+  });
+  test('a body value wins over the query value', async () => {
+    const res = await app.http.post('/api/1/upload?key=img_wrong&format=txt').type('form').send({ key, source: base64(), format: 'json' });
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    await uploadedFile(res);
+  });
+});
+
+describe('sources', () => {
+  test('a 9.9 MB image as urlencoded base64 goes through', async () => {
+    // Random bytes do not compress: pad a PNG with a 9.8 MB private chunk-free tail via raw pixels.
+    const big = await sharp(randomBytes(1700 * 1940 * 3, 7), { raw: { width: 1700, height: 1940, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    expect(big.length).toBeGreaterThan(9_800_000);
+    expect(big.length).toBeLessThan(10_000_000);
+    const res = await app.http
+      .post('/api/1/upload')
+      .type('form')
+      .send(`key=${key}&source=${encodeURIComponent(big.toString('base64'))}`);
+    const image = await uploadedFile(res);
+    expect(image.size).toBe(big.length);
+  });
+
+  test.each([
+    ['a data: URI prefix', (b: Buffer) => `data:image/png;base64,${b.toString('base64')}`],
+    ['the URL-safe alphabet without padding', (b: Buffer) => b.toString('base64url')],
+    ['line breaks and spaces', (b: Buffer) => b.toString('base64').replace(/(.{76})/g, '$1\r\n ')],
+  ])('base64 with %s', async (_label, encode) => {
+    const image = await uploadedFile(await app.http.post('/api/1/upload').type('form').send({ key, source: encode(small) }));
+    expect(image.size).toBe(small.length);
+  });
+
+  test('the text `image` field is an alias of `source`', async () => {
+    const image = await uploadedFile(await app.http.post('/api/1/upload').type('form').send({ key, image: small.toString('base64') }));
+    expect(image.extension).toBe('png');
+  });
+
+  test('a file part wins over a text source', async () => {
+    const photo = await jpeg(100, 80);
+    const res = await app.http
+      .post('/api/1/upload')
+      .field('key', key)
+      .field('source', small.toString('base64'))
+      .attach('source', photo, 'photo.jpg');
+    const image = await uploadedFile(res);
+    expect(image.extension).toBe('jpg');
+  });
+
+  test('a text source in a multipart form (URL)', async () => {
+    const res = await app.http.post('/api/1/upload').field('key', key).field('source', fixtures.url('/img/small.png'));
+    expect((await uploadedFile(res)).original_filename).toBe('small.png');
+  });
+
+  test('unknown parameters are ignored', async () => {
+    await uploadedFile(await app.http.post('/api/1/upload').type('form').send({ key, source: small.toString('base64'), album_id: '7', expiration: 'PT5M' }));
+  });
+});
+
+describe('multipart file parts with odd names and types', () => {
+  const boundary = '----imgapiBoundary7MA4YWxkTrZu0gW';
+  const multipart = (partHeaders: string, body: Buffer) =>
+    Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="key"\r\n\r\n${key}\r\n`),
+      Buffer.from(`--${boundary}\r\n${partHeaders}\r\n\r\n`),
+      body,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+  const send = (partHeaders: string, body = small) =>
+    app.http.post('/api/1/upload').set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(multipart(partHeaders, body));
+
+  test.each([
+    ['spaces', 'Content-Disposition: form-data; name="source"; filename="my holiday pic.png"\r\nContent-Type: image/png', 'my holiday pic.png', /^my-holiday-pic-/],
+    ['UTF-8', 'Content-Disposition: form-data; name="source"; filename="café 写真.png"\r\nContent-Type: image/png', 'café 写真.png', /^cafe-/],
+    ["RFC 5987 filename*", "Content-Disposition: form-data; name=\"source\"; filename*=UTF-8''na%C3%AFve%20shot.png\r\nContent-Type: image/png", 'naïve shot.png', /^naive-shot-/],
+    ['no extension', 'Content-Disposition: form-data; name="source"; filename="screenshot"\r\nContent-Type: image/png', 'screenshot', /^screenshot-/],
+    ['a wrong part type', 'Content-Disposition: form-data; name="source"; filename="pic.gif"\r\nContent-Type: text/html', 'pic.gif', /^pic-/],
+    ['no part type', 'Content-Disposition: form-data; name="source"; filename="pic.png"', 'pic.png', /^pic-/],
+  ])('filename with %s', async (_label, headers, original, name) => {
+    const image = await uploadedFile(await send(headers));
+    expect(image.original_filename).toBe(original);
+    expect(image.name).toMatch(name);
+    expect(image.extension).toBe('png');
+    expect(image.size).toBe(small.length);
+  });
+
+  test('no filename at all, with a type', async () => {
+    const image = await uploadedFile(await send('Content-Disposition: form-data; name="source"\r\nContent-Type: application/octet-stream'));
+    expect(image.original_filename).toBe(`${image.id_encoded}.png`);
+    expect(image.name).toBe(image.id_encoded);
+  });
+
+  test('no filename and no type: raw bytes are still the image', async () => {
+    const image = await uploadedFile(await send('Content-Disposition: form-data; name="source"'));
+    expect(image.size).toBe(small.length);
+  });
+
+  test('a file name with a path and control characters never reaches the disk as given', async () => {
+    const image = await uploadedFile(await send('Content-Disposition: form-data; name="source"; filename="../../etc/evil\u0001.png"\r\nContent-Type: image/png'));
+    expect(image.name).toMatch(/^[A-Za-z0-9-]+$/);
+    expect(image.original_filename).not.toMatch(/[\u0000-\u001f]/);
+  });
+});
