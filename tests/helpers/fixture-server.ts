@@ -5,6 +5,7 @@
  *   /status/<code>        an empty answer with that status
  *   /slow                 headers, then never a body
  *   /goto?to=<url>        one redirect to any location
+ *   /stream/<bytes>       that many bytes, chunked, with no Content-Length
  */
 import http from 'http';
 import type { AddressInfo } from 'net';
@@ -37,6 +38,19 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     } else if (parts[0] === 'goto') {
       res.writeHead(302, { location: url.searchParams.get('to') ?? '/' });
       res.end();
+    } else if (parts[0] === 'stream') {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      let left = Number(parts[1]);
+      const chunk = Buffer.alloc(64 * 1024, 0x41);
+      const pump = () => {
+        while (left > 0) {
+          const piece = chunk.subarray(0, Math.min(left, chunk.length));
+          left -= piece.length;
+          if (!res.write(piece)) return res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
     } else if (parts[0] === 'status') {
       res.writeHead(Number(parts[1]));
       res.end();

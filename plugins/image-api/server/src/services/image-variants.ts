@@ -31,7 +31,7 @@ export interface VariantOptions {
   maxPixels: number;
 }
 
-type SharpInput = { input: Buffer; options: SharpOptions };
+type SharpInput = { input: Buffer; options: SharpOptions; opaque?: boolean };
 
 /** sharp has no BMP loader: decode with decode-bmp and hand sharp the raw pixels. */
 function bmpInput(bytes: Buffer): SharpInput {
@@ -41,10 +41,12 @@ function bmpInput(bytes: Buffer): SharpInput {
   } catch {
     throw errors.invalidImage();
   }
-  const { width, height, data } = bmp;
+  const { width, height, data, colorDepth } = bmp;
   return {
     input: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
     options: { raw: { width, height, channels: 4 } },
+    // decode-bmp always gives RGBA; only 32-bit BMPs carry a real alpha channel.
+    opaque: colorDepth !== 32,
   };
 }
 
@@ -72,7 +74,10 @@ export async function buildImageSet(bytes: Buffer, probed: ProbedImage, options:
     ? bmpInput(bytes)
     : { input: bytes, options: { autoOrient: true, failOn: 'warning', limitInputPixels: options.maxPixels } };
   const format: OutputFormat = isBmp ? 'png' : (probed.type as OutputFormat);
-  const open = () => sharp(source.input, source.options);
+  const open = () => {
+    const image = sharp(source.input, source.options);
+    return source.opaque ? image.removeAlpha() : image;
+  };
 
   try {
     const [original, thumb, medium] = await Promise.all([

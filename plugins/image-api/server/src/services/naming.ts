@@ -27,7 +27,8 @@ export const MIME_BY_FORMAT = { jpeg: 'image/jpeg', png: 'image/png', gif: 'imag
  * unique; the id alone when the name gives nothing usable.
  */
 export function storedName(originalFilename: string | null, idEncoded: string): string {
-  const base = (originalFilename ?? '').replace(/\.[^.]*$/, '');
+  // The last path segment only (clients send "C:\\pics\\a.png" or "../a.png"), without its extension.
+  const base = (originalFilename ?? '').split(/[\\/]/).pop()!.replace(/\.[^.]*$/, '');
   const slug = slugify(base, { decamelize: false }).slice(0, 60).replace(/-+$/, '');
   return slug ? `${slug}-${idEncoded}` : idEncoded;
 }

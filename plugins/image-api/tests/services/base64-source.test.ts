@@ -1,0 +1,46 @@
+import { decodeBase64Source, decodedLength } from '../../server/src/services/base64-source';
+import { ApiError } from '../../server/src/services/api-error';
+
+const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0xfb, 0xef]);
+
+const refusal = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (error) {
+    return { status: (error as ApiError).status, code: (error as ApiError).code };
+  }
+  throw new Error('expected a refusal');
+};
+
+describe('decodeBase64Source', () => {
+  test.each([
+    ['standard with padding', bytes.toString('base64')],
+    ['URL-safe without padding', bytes.toString('base64url')],
+    ['data URI', `data:image/jpeg;base64,${bytes.toString('base64')}`],
+    ['data URI with parameters', `data:image/jpeg;name=a.jpg;base64,${bytes.toString('base64')}`],
+    ['whitespace and line breaks', ` ${bytes.toString('base64').replace(/(.{4})/g, '$1\n')}\t`],
+  ])('%s', (_label, text) => {
+    expect(decodeBase64Source(text, 1000).equals(bytes)).toBe(true);
+  });
+
+  test.each([['empty', ''], ['spaces only', '   '], ['bad characters', 'abc$def'], ['impossible length', 'abcde'], ['padding inside', 'ab==cd']])(
+    'refuses %s with 400/120',
+    (_label, text) => {
+      expect(refusal(() => decodeBase64Source(text, 1000))).toEqual({ status: 400, code: 120 });
+    }
+  );
+
+  test('refuses more than maxBytes decoded with 413/313, before decoding', () => {
+    const text = Buffer.alloc(1001).toString('base64');
+    expect(refusal(() => decodeBase64Source(text, 1000))).toEqual({ status: 413, code: 313 });
+    expect(decodeBase64Source(Buffer.alloc(1000).toString('base64'), 1000).length).toBe(1000);
+  });
+
+  test('decodedLength matches Buffer for every padding case', () => {
+    for (let n = 0; n < 10; n++) {
+      const b = Buffer.alloc(n, 1);
+      expect(decodedLength(b.toString('base64'))).toBe(n);
+      expect(decodedLength(b.toString('base64url'))).toBe(n);
+    }
+  });
+});

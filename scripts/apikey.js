@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * API keys from the command line, against the configured database (the server may be running or not):
+ *   npm run --silent apikey -- create --name NAME [--description TEXT]   prints the key alone on its last line
+ *   npm run --silent apikey -- list [--json]
+ *   npm run --silent apikey -- revoke NAME
+ * Everything but the requested output goes to stderr.
+ */
+'use strict';
+
+const { execFileSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const { parseArgs } = require('util');
+
+const APP_DIR = path.join(__dirname, '..');
+const USAGE = `usage:
+  apikey create --name NAME [--description TEXT]
+  apikey list [--json]
+  apikey revoke NAME`;
+
+function fail(message) {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+/** Builds what the CLI boots from, if a fresh clone has not built it yet. */
+async function ensureBuilt() {
+  require('./ensure-env-lib').ensureEnv();
+  if (!fs.existsSync(path.join(APP_DIR, 'plugins/image-api/dist/server/index.js'))) {
+    execFileSync('npm', ['run', '--silent', 'build:plugin'], { cwd: APP_DIR, stdio: ['ignore', 2, 2] });
+  }
+  if (!fs.existsSync(path.join(APP_DIR, 'dist/config/plugins.js'))) {
+    const { compileStrapi } = require('@strapi/strapi');
+    await compileStrapi({ appDir: APP_DIR });
+  }
+}
+
+async function withStrapi(run) {
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
+  const { createStrapi } = require('@strapi/strapi');
+  const strapi = await createStrapi({ appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }).load();
+  try {
+    return await run(strapi.plugin('image-api').service('api-keys'));
+  } finally {
+    await strapi.destroy();
+  }
+}
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: { name: { type: 'string' }, description: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const [command, arg] = positionals;
+  if (!['create', 'list', 'revoke'].includes(command)) fail(USAGE);
+  if (command === 'create' && !values.name) fail('create needs --name NAME');
+  if (command === 'revoke' && !arg) fail('revoke needs the key name');
+
+  await ensureBuilt();
+  const output = await withStrapi(async (keys) => {
+    if (command === 'create') {
+      if ((await keys.list()).some((k) => k.name === values.name)) fail(`a key named "${values.name}" exists already`);
+      const { entry, key } = await keys.create({ name: values.name, description: values.description ?? null });
+      process.stderr.write(`created key "${entry.name}" (${entry.key_prefix}…); it is shown once:\n`);
+      return key;
+    }
+    if (command === 'list') {
+      const list = (await keys.list()).map((k) => ({
+        name: k.name,
+        prefix: k.key_prefix,
+        active: k.active,
+        description: k.description,
+        createdAt: k.createdAt,
+      }));
+      if (values.json) return JSON.stringify(list, null, 2);
+      return list.map((k) => `${k.active ? 'active ' : 'revoked'}  ${k.prefix}…  ${k.name}`).join('\n');
+    }
+    if (!(await keys.revoke(arg))) fail(`no key named "${arg}"`);
+    process.stderr.write(`revoked "${arg}"\n`);
+    return null;
+  });
+  if (output !== null && output !== '') process.stdout.write(`${output}\n`);
+}
+
+main().catch((error) => fail(`apikey: ${error.message}`));

@@ -1,0 +1,136 @@
+/** The viewer page and its view counter; API uploads in the Media Library; CORS. */
+import fs from 'fs';
+import { startApp, type TestApp } from '../helpers/app';
+import { adminToken } from '../helpers/admin';
+import { jpeg } from '../helpers/fixtures';
+
+let app: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  app = await startApp();
+  key = await app.createKey();
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const upload = async (fields: Record<string, string> = {}) => {
+  let req = app.http.post('/api/1/upload').field('key', key);
+  for (const [name, value] of Object.entries(fields)) req = req.field(name, value);
+  const res = await req.attach('source', await jpeg(900, 600), 'sunset.jpg');
+  expect(res.status).toBe(200);
+  return res.body.image;
+};
+
+describe('viewer page', () => {
+  test('shows the image, title, size, dimensions and views, with unfurl tags', async () => {
+    const image = await upload({ title: 'Sunset <over> "the" sea', description: 'Taken & kept' });
+    const res = await app.http.get(`/image/${image.id_encoded}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    const html = res.text;
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).toContain('<title>Sunset &lt;over&gt; &quot;the&quot; sea</title>');
+    expect(html).toContain(`<img src="${image.url}"`);
+    expect(html).toContain('<meta property="og:title" content="Sunset &lt;over&gt; &quot;the&quot; sea">');
+    expect(html).toContain(`<meta property="og:image" content="${image.medium.url}">`);
+    expect(html).toContain(`<meta property="og:url" content="${image.url_viewer}">`);
+    expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+    expect(html).toContain(`<meta name="twitter:image" content="${image.medium.url}">`);
+    expect(html).toContain('<meta property="og:description" content="Taken &amp; kept">');
+    expect(html).toContain('900 × 600');
+    expect(html).toContain(image.size_formatted);
+    expect(html).toContain('<span class="views">1 view</span>');
+    expect(html).not.toContain('<over>');
+  });
+
+  test('each view counts once, concurrent views included', async () => {
+    const image = await upload();
+    await Promise.all(Array.from({ length: 20 }, () => app.http.get(`/image/${image.id_encoded}`).expect(200)));
+    const record = await app.strapi.db.query('plugin::image-api.image').findOne({ where: { id_encoded: image.id_encoded } });
+    expect(Number(record.views)).toBe(20);
+    const res = await app.http.get(`/image/${image.id_encoded}`);
+    expect(res.text).toContain('<span class="views">21 views</span>');
+  });
+
+  test.each(['Nope12345', 'x'.repeat(40), '..%2F..%2Fetc'])('an unknown id (%s) gets a 404 HTML page', async (id) => {
+    const res = await app.http.get(`/image/${id}`);
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.text).toContain('Image not found');
+  });
+});
+
+describe('Media Library', () => {
+  test('an API upload is a file in the "API uploads" folder, with .th and .md recorded and no responsive formats', async () => {
+    const image = await upload();
+    const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name }, populate: { folder: true } });
+    expect(file.folder.name).toBe('API uploads');
+    expect(file.folderPath).toBe(file.folder.path);
+    expect(file.provider).toBe('local');
+    expect(file.url).toBe(`/uploads/${image.filename}`);
+    expect(Object.keys(file.formats).sort()).toEqual(['medium', 'thumbnail']);
+    expect(file.formats.thumbnail).toMatchObject({ hash: `${image.name}.th`, ext: '.jpg', width: 160, height: 160, url: `/uploads/${image.thumb.filename}` });
+    expect(file.formats.medium).toMatchObject({ hash: `${image.name}.md`, width: 500, height: 333, url: `/uploads/${image.medium.filename}` });
+    expect(file.name).toBe('sunset.jpg');
+    expect(file.size).toBeCloseTo(image.size / 1000, 1);
+    const folders = await app.strapi.db.query('plugin::upload.folder').findMany({ where: { name: 'API uploads' } });
+    expect(folders).toHaveLength(1);
+  });
+
+  test('the admin Media Library lists it; deleting it there removes every file and the image record', async () => {
+    const image = await upload();
+    const token = await adminToken(app);
+    const auth = { Authorization: `Bearer ${token}` };
+    const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });
+
+    const listed = await app.http.get('/upload/files').query({ 'filters[id][$eq]': file.id }).set(auth);
+    expect(listed.status).toBe(200);
+    expect(listed.body.results.map((f: any) => f.hash)).toEqual([image.name]);
+
+    for (const name of [image.filename, image.thumb.filename, image.medium.filename]) {
+      expect(fs.existsSync(`${app.uploadsDir}/${name}`)).toBe(true);
+    }
+    const res = await app.http.delete(`/upload/files/${file.id}`).set(auth);
+    expect(res.status).toBe(200);
+    for (const name of [image.filename, image.thumb.filename, image.medium.filename]) {
+      expect(fs.existsSync(`${app.uploadsDir}/${name}`)).toBe(false);
+    }
+    expect(await app.strapi.db.query('plugin::image-api.image').findOne({ where: { id_encoded: image.id_encoded } })).toBeNull();
+    expect((await app.http.get(`/image/${image.id_encoded}`)).status).toBe(404);
+    expect((await app.http.get(app.pathOf(image.url))).status).toBe(404);
+  });
+});
+
+describe('CORS', () => {
+  test('preflight for a browser client sending X-API-Key', async () => {
+    const res = await app.http
+      .options('/api/1/upload')
+      .set('Origin', 'https://editor.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'x-api-key, content-type');
+    expect(res.status).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['access-control-allow-methods']).toMatch(/POST/);
+    expect(res.headers['access-control-allow-headers']).toMatch(/X-API-Key/i);
+  });
+
+  test('answers carry the CORS header', async () => {
+    const res = await app.http.post('/api/1/upload').set('Origin', 'https://editor.example').type('form').send({ source: 'x' });
+    expect(res.status).toBe(401);
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  test('configured origins: only those are allowed', async () => {
+    app.strapi.config.set('plugin::image-api.corsOrigins', ['https://editor.example']);
+    try {
+      const ok = await app.http.post('/api/1/upload').set('Origin', 'https://editor.example').type('form').send({});
+      expect(ok.headers['access-control-allow-origin']).toBe('https://editor.example');
+      const other = await app.http.post('/api/1/upload').set('Origin', 'https://evil.example').type('form').send({});
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      app.strapi.config.set('plugin::image-api.corsOrigins', ['*']);
+    }
+  });
+});
