@@ -177,3 +177,22 @@ describe('multipart file parts with odd names and types', () => {
     expect(image.original_filename).not.toMatch(/[\u0000-\u001f]/);
   });
 });
+
+describe('logs', () => {
+  test("the request log never shows a key from the query string", async () => {
+    const lines: string[] = [];
+    const spy = jest.spyOn(app.strapi.log, 'http').mockImplementation(((line: string) => {
+      lines.push(line);
+    }) as any);
+    try {
+      await app.http.get('/api/1/upload').query({ key, source: fixtures.url('/img/small.png'), format: 'txt' }).expect(200);
+      await app.http.post(`/api/1/upload?format=json&key=${key}`).type('form').send({ source: 'bad' }).expect(400);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^GET \/api\/1\/upload\?key=\[REDACTED\]&source=.* 200$/);
+    expect(lines[1]).toMatch(/^POST \/api\/1\/upload\?format=json&key=\[REDACTED\] \(\d+ ms\) 400$/);
+    expect(lines.join('\n')).not.toContain(key);
+  });
+});

@@ -1,9 +1,11 @@
 import type { Core } from '@strapi/strapi';
+import { redactKeysInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { VIEWER_PATH } from './services/public-url';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   scopeMiddlewaresToUploadRoutes(strapi);
+  redactKeysInRequestLog(strapi);
 
   // The viewer page lives outside the /api prefix.
   strapi.server.routes([
