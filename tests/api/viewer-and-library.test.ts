@@ -79,6 +79,19 @@ describe('Media Library', () => {
     expect(folders).toHaveLength(1);
   });
 
+  test('an editor deleting the folder does not break uploads: it comes back', async () => {
+    const token = await adminToken(app);
+    const folder = await app.strapi.db.query('plugin::upload.folder').findOne({ where: { name: 'API uploads' } });
+    const res = await app.http.post('/upload/actions/bulk-delete').set({ Authorization: `Bearer ${token}` }).send({ folderIds: [folder.id], fileIds: [] });
+    expect(res.status).toBe(200);
+    expect(await app.strapi.db.query('plugin::upload.folder').count({ where: { name: 'API uploads' } })).toBe(0);
+
+    const image = await upload();
+    const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name }, populate: { folder: true } });
+    expect(file.folder.name).toBe('API uploads');
+    expect(file.folder.id).not.toBe(folder.id);
+  });
+
   test('the admin Media Library lists it; deleting it there removes every file and the image record', async () => {
     const image = await upload();
     const token = await adminToken(app);

@@ -41,7 +41,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   return {
-    /** The folder, cached; `refresh` looks it up again (after an editor deleted it, say). */
+    /**
+     * The folder, checked to still exist (an editor may have deleted it, on any instance): one
+     * primary-key lookup, found again or recreated when gone.
+     */
+    async current(): Promise<MediaFolder> {
+      const folder = await this.get();
+      const exists = await strapi.db.query(FOLDER_UID).findOne({ where: { id: folder.id }, select: ['id'] });
+      return exists ? folder : this.get(true);
+    },
+
+    /** The folder, cached; `refresh` looks it up again. */
     async get(refresh = false): Promise<MediaFolder> {
       if (!pending || refresh) {
         const name: string = strapi.plugin('image-api').config('folderName');

@@ -90,7 +90,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     async store(upload: NewImage): Promise<StoredImage> {
       const { set } = upload;
-      const folder = await strapi.plugin('image-api').service('media-folder').get();
       const original = providerFile(set.original, upload.name);
       const thumb = providerFile(set.thumb, `${upload.name}.th`);
       const medium = providerFile(set.medium, `${upload.name}.md`);
@@ -105,6 +104,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (failed) throw failed.reason;
 
         const created = await strapi.db.transaction(async () => {
+          const folder = await strapi.plugin('image-api').service('media-folder').current();
           const fileEntry = await strapi.db.query(FILE_UID).create({
             data: {
               name: upload.originalFilename,
