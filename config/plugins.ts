@@ -9,6 +9,9 @@ export default ({ env }) => ({
       timeZone: env('IMAGE_API_TIME_ZONE', 'UTC'),
       keyHashSecret: env('IMAGE_API_KEY_SECRET') || null,
       bootstrapKey: env('IMAGE_API_BOOTSTRAP_KEY') || null,
+      rateLimit: env('IMAGE_API_RATE_LIMIT', '50/minute,500/hour,1000/day'),
+      failedAuthLimit: env('IMAGE_API_FAILED_AUTH_LIMIT', '10/minute'),
+      redisUrl: env('REDIS_URL') || null,
     },
   },
 });

@@ -38,6 +38,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     PUBLIC_URL,
     PUBLIC_DIR: publicDir,
+    // Suites upload far more than a real client; the rate-limit tests turn limits on.
+    IMAGE_API_RATE_LIMIT: 'off',
+    IMAGE_API_FAILED_AUTH_LIMIT: 'off',
     ...db.env,
     ...env,
   });

@@ -4,6 +4,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const plugin = strapi.plugin('image-api');
   // Created at boot so the first concurrent uploads do not race to create it.
   await plugin.service('media-folder').get();
+  await plugin.service('rate-limits').connect();
 
   const bootstrapKey: string | null = plugin.config('bootstrapKey');
   if (bootstrapKey) await plugin.service('api-keys').ensure(bootstrapKey);

@@ -1,11 +1,39 @@
 import type { Core } from '@strapi/strapi';
 import { redactKeysInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
+import { generateKey } from './services/api-keys';
 import { VIEWER_PATH } from './services/public-url';
+
+const KEY_UID = 'plugin::image-api.api-key';
+const SECRET_FIELDS = ['key_hash', 'key_encrypted'];
+
+function withoutSecrets(value: unknown): void {
+  if (Array.isArray(value)) value.forEach(withoutSecrets);
+  else if (value && typeof value === 'object') {
+    for (const field of SECRET_FIELDS) delete (value as Record<string, unknown>)[field];
+    const entries = (value as { entries?: unknown }).entries;
+    if (entries) withoutSecrets(entries);
+  }
+}
+const IMAGE_UID = 'plugin::image-api.image';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   scopeMiddlewaresToUploadRoutes(strapi);
   redactKeysInRequestLog(strapi);
+
+  // Keys and images may belong to a users-permissions user too, when that plugin is installed.
+  if (strapi.plugin('users-permissions')) {
+    for (const uid of [KEY_UID, IMAGE_UID]) {
+      strapi.get('content-types').extend(uid, (contentType: { attributes: Record<string, unknown> }) => {
+        contentType.attributes.owner_user = {
+          type: 'relation',
+          relation: 'manyToOne',
+          target: 'plugin::users-permissions.user',
+          configurable: false,
+        };
+      });
+    }
+  }
 
   // The viewer page lives outside the /api prefix.
   strapi.server.routes([
@@ -17,11 +45,29 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
   ]);
 
-  // Deleting a file in the Media Library deletes its image record (the provider files go with the file).
   strapi.db.lifecycles.subscribe({
     models: ['plugin::upload.file'],
+    // Deleting a file in the Media Library deletes its image record (the provider files go with the file).
     async afterDelete(event) {
       await strapi.plugin('image-api').service('images').removeForFile(event.result ?? {});
+    },
+  });
+
+  // The hash and the encrypted key never leave the server, not even to the admin panel (which shows
+  // `private` fields): documents of the key type come out of the document service without them.
+  strapi.documents.use(async (context, next) => {
+    const result = await next();
+    if (context.uid === KEY_UID) withoutSecrets(result);
+    return result;
+  });
+
+  strapi.db.lifecycles.subscribe({
+    models: [KEY_UID],
+    // An entry created in the Content Manager gets its key here, on the server.
+    beforeCreate(event) {
+      const data = event.params.data as Record<string, unknown>;
+      if (!data.key_hash) Object.assign(data, strapi.plugin('image-api').service('api-keys').material(generateKey()));
+      data.upload_count ??= 0;
     },
   });
 };

@@ -34,7 +34,17 @@ export interface ImageApiConfig {
   keyHashSecret: string | null;
   /** A key made sure to exist at boot (declarative provisioning). */
   bootstrapKey: string | null;
+  /** Uploads per key, e.g. "50/minute,500/hour,1000/day", or "off". A key may override it. */
+  rateLimit: string;
+  /** Failed authentications per client address, e.g. "10/minute", or "off". */
+  failedAuthLimit: string;
+  /** Redis for rate-limit counters shared by every instance; in-process memory when null. */
+  redisUrl: string | null;
+  /** Prefix of the plugin's Redis keys. */
+  redisPrefix: string;
 }
+
+import { RATE_LIMIT_PATTERN } from '../services/rate-limits';
 
 export type ImageType = 'jpeg' | 'png' | 'gif' | 'webp' | 'bmp';
 export const IMAGE_TYPES: readonly ImageType[] = ['jpeg', 'png', 'gif', 'webp', 'bmp'];
@@ -55,6 +65,10 @@ const defaults: ImageApiConfig = {
   jpegQuality: 85,
   keyHashSecret: null,
   bootstrapKey: null,
+  rateLimit: '50/minute,500/hour,1000/day',
+  failedAuthLimit: '10/minute',
+  redisUrl: null,
+  redisPrefix: 'image-api',
 };
 
 const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
@@ -102,6 +116,12 @@ function validator(config: ImageApiConfig): void {
       fail(key, 'a non-empty string or null');
     }
   }
+  for (const key of ['rateLimit', 'failedAuthLimit'] as const) {
+    if (typeof config[key] !== 'string' || !RATE_LIMIT_PATTERN.test(config[key])) {
+      fail(key, 'like "50/minute,500/hour" (second, minute, hour, day) or "off"');
+    }
+  }
+  if (config.redisUrl !== null && !/^rediss?:\/\//.test(String(config.redisUrl))) fail('redisUrl', 'a redis:// URL or null');
   if (typeof config.folderName !== 'string' || config.folderName.trim() === '') {
     fail('folderName', 'a non-empty string');
   }

@@ -1,4 +1,5 @@
+import apiKeyAdmin from './api-key-admin';
 import upload from './upload';
 import viewer from './viewer';
 
-export default { upload, viewer };
+export default { 'api-key-admin': apiKeyAdmin, upload, viewer };

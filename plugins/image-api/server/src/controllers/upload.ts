@@ -45,10 +45,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         format = asked;
       }
 
-      const image = await strapi
-        .plugin('image-api')
-        .service('upload')
-        .upload(params, { method: ctx.method, tmpDir: state?.tmpDir });
+      const uploads = strapi.plugin('image-api').service('upload');
+      const { key, headers } = await uploads.authorize(params.key, ctx.request.ip);
+      ctx.set(headers);
+      const image = await uploads.upload(params, key, { method: ctx.method, tmpDir: state?.tmpDir });
 
       if (format === 'redirect') {
         ctx.status = 302;

@@ -1,6 +1,8 @@
 /**
- * API keys: issued with a recognisable prefix, stored only as a keyed hash (HMAC-SHA256 with a
- * server secret), looked up by that hash.
+ * API keys: issued with a recognisable prefix; stored as an HMAC-SHA256 (server secret) for lookup,
+ * compared in constant time, plus a copy encrypted with Strapi's ENCRYPTION_KEY so an admin can
+ * reveal it again. No cache: a revocation, expiry or deletion applies to the very next request on
+ * every instance.
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
@@ -15,17 +17,42 @@ export interface ApiKeyEntry {
   documentId: string;
   name: string;
   description: string | null;
+  contact: string | null;
   active: boolean;
+  expires_at: string | null;
+  rate_limit: string | null;
+  last_used_at: string | null;
+  upload_count: number;
   key_prefix: string;
+  key_last4: string;
   createdAt: string;
+  owner?: { id: number; email: string } | null;
+}
+
+/** What authentication hands to the upload: who uploads, and under which limits. */
+export interface AuthenticatedKey {
+  id: number;
+  name: string;
+  rateLimit: string | null;
+  ownerId: number | null;
 }
 
 export const generateKey = () => `${KEY_PREFIX}${randomId(32)}`;
-
 export const hashKey = (key: string, secret: string) => crypto.createHmac('sha256', secret).update(key).digest('hex');
-
 /** Enough of the key to recognise it in a list, not enough to use it. */
 export const displayPrefix = (key: string) => key.slice(0, KEY_PREFIX.length + 4);
+
+export const isExpired = (expiresAt: string | Date | null | undefined, now = new Date()) =>
+  !!expiresAt && new Date(expiresAt).getTime() <= now.getTime();
+
+/** Constant-time equality of two hex digests. */
+export const sameDigest = (a: string, b: string) =>
+  a.length === b.length && crypto.timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
+
+const LIST_FIELDS = [
+  'id', 'documentId', 'name', 'description', 'contact', 'active', 'expires_at', 'rate_limit', 'last_used_at',
+  'upload_count', 'key_prefix', 'key_last4', 'createdAt',
+];
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const secret = (): string => {
@@ -36,47 +63,122 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return value;
   };
   const query = () => strapi.db.query(KEY_UID);
-  const fields = ['id', 'documentId', 'name', 'description', 'active', 'key_prefix', 'createdAt'];
+  const encryption = () => strapi.service('admin::encryption') as { encrypt(v: string): string | null; decrypt(v: string): string | null };
+
+  async function ownerIdFor(email: string | null | undefined): Promise<number | null> {
+    if (!email) return null;
+    const user = await strapi.db.query('admin::user').findOne({ where: { email: email.toLowerCase() }, select: ['id'] });
+    if (!user) throw new Error(`no admin user with the email ${email}`);
+    return user.id;
+  }
 
   return {
-    /** The active entry of a key, or the contract's 401/403. */
-    async authenticate(key: string | null): Promise<ApiKeyEntry> {
-      if (!key) throw errors.noKey();
-      const entry = (await query().findOne({ where: { key_hash: hashKey(key, secret()) }, select: fields })) as
-        | ApiKeyEntry
-        | null;
-      if (!entry) throw errors.invalidKey();
-      if (!entry.active) throw errors.revokedKey();
-      return entry;
+    /** The columns that stand for `key` (hash, recognisable parts, encrypted copy). */
+    material(key: string) {
+      return {
+        key_hash: hashKey(key, secret()),
+        key_prefix: displayPrefix(key),
+        key_last4: key.slice(-4),
+        key_encrypted: encryption().encrypt(key),
+      };
     },
 
-    /** Issues a key; the clear key is returned once and never stored. */
-    async create(input: { name: string; description?: string | null; key?: string }) {
+    /** The active, unexpired entry of a key, or the contract's 401/403. */
+    async authenticate(key: string | null): Promise<AuthenticatedKey> {
+      if (!key) throw errors.noKey();
+      const digest = hashKey(key, secret());
+      const entry = await query().findOne({
+        where: { key_hash: digest },
+        select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'key_hash'],
+        populate: { owner: { select: ['id'] } },
+      });
+      if (!entry || !sameDigest(entry.key_hash, digest)) throw errors.invalidKey();
+      if (!entry.active) throw errors.revokedKey();
+      if (isExpired(entry.expires_at)) throw errors.expiredKey();
+      return { id: entry.id, name: entry.name, rateLimit: entry.rate_limit || null, ownerId: entry.owner?.id ?? null };
+    },
+
+    /**
+     * Counts one upload, in one UPDATE (exact under concurrency), inside the upload's transaction so
+     * a key is charged only for uploads that were stored.
+     */
+    async recordUse(id: number, trx: unknown) {
+      const meta = strapi.db.metadata.get(KEY_UID);
+      const column = (name: string) => (meta.attributes[name] as { columnName?: string }).columnName ?? name;
+      const knex = strapi.db.connection;
+      await knex(meta.tableName)
+        .transacting(trx as never)
+        .where('id', id)
+        .update({
+          [column('upload_count')]: knex.raw('COALESCE(??, 0) + 1', [column('upload_count')]),
+          [column('last_used_at')]: new Date(),
+        });
+    },
+
+    /** Issues a key; the clear key is returned and otherwise only kept encrypted. */
+    async create(input: {
+      name: string;
+      description?: string | null;
+      contact?: string | null;
+      expiresAt?: Date | null;
+      rateLimit?: string | null;
+      ownerEmail?: string | null;
+      key?: string;
+    }) {
       const key = input.key ?? generateKey();
+      const owner = await ownerIdFor(input.ownerEmail);
       const entry = (await query().create({
         data: {
           name: input.name,
           description: input.description ?? null,
+          contact: input.contact ?? null,
           active: true,
-          key_prefix: displayPrefix(key),
-          key_hash: hashKey(key, secret()),
+          expires_at: input.expiresAt ?? null,
+          rate_limit: input.rateLimit ?? null,
+          owner,
+          upload_count: 0,
+          ...this.material(key),
           publishedAt: new Date(),
         },
-        select: fields,
+        select: LIST_FIELDS,
       })) as ApiKeyEntry;
       return { entry, key };
     },
 
     async list(): Promise<ApiKeyEntry[]> {
-      return (await query().findMany({ select: fields, orderBy: { id: 'asc' } })) as ApiKeyEntry[];
+      return (await query().findMany({
+        select: LIST_FIELDS,
+        populate: { owner: { select: ['id', 'email'] } },
+        orderBy: { id: 'asc' },
+      })) as ApiKeyEntry[];
+    },
+
+    async findByName(name: string) {
+      return query().findOne({ where: { name }, select: ['id', 'documentId'] });
     },
 
     /** Deactivates a key by name; false when no key has that name. */
     async revoke(name: string): Promise<boolean> {
-      const entry = await query().findOne({ where: { name }, select: ['id'] });
+      const entry = await this.findByName(name);
       if (!entry) return false;
       await query().update({ where: { id: entry.id }, data: { active: false } });
       return true;
+    },
+
+    /** A new secret for the same entry; the old key stops working at once. */
+    async regenerate(where: { name: string } | { documentId: string }): Promise<string | null> {
+      const entry = await query().findOne({ where, select: ['id'] });
+      if (!entry) return null;
+      const key = generateKey();
+      await query().update({ where: { id: entry.id }, data: this.material(key) });
+      return key;
+    },
+
+    /** The clear key of an entry, for an admin; null without an encrypted copy (or ENCRYPTION_KEY). */
+    async reveal(documentId: string): Promise<string | null> {
+      const entry = await query().findOne({ where: { documentId }, select: ['key_encrypted'] });
+      if (!entry?.key_encrypted) return null;
+      return encryption().decrypt(entry.key_encrypted);
     },
 
     /**

@@ -3,6 +3,7 @@ import images from './images';
 import mediaFolder from './media-folder';
 import mediaStore from './media-store';
 import publicUrl from './public-url';
+import rateLimits from './rate-limits';
 import upload from './upload';
 
 export default {
@@ -11,5 +12,6 @@ export default {
   'media-folder': mediaFolder,
   'media-store': mediaStore,
   'public-url': publicUrl,
+  'rate-limits': rateLimits,
   upload,
 };

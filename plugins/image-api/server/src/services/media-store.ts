@@ -24,6 +24,8 @@ export interface NewImage {
   description: string | null;
   nsfw: boolean;
   apiKeyId: number | null;
+  /** The admin user the key belongs to: the image is theirs ("created by" in the Media Library). */
+  ownerId: number | null;
 }
 
 /** The file object the upload provider API works with. */
@@ -103,7 +105,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
         if (failed) throw failed.reason;
 
-        const created = await strapi.db.transaction(async () => {
+        const created = await strapi.db.transaction(async ({ trx }) => {
           const folder = await strapi.plugin('image-api').service('media-folder').current();
           const fileEntry = await strapi.db.query(FILE_UID).create({
             data: {
@@ -124,8 +126,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               folder: folder.id,
               folderPath: folder.path,
               publishedAt: new Date(),
+              createdBy: upload.ownerId,
+              updatedBy: upload.ownerId,
             },
           });
+          if (upload.apiKeyId !== null) {
+            await strapi.plugin('image-api').service('api-keys').recordUse(upload.apiKeyId, trx);
+          }
           return strapi.db.query(IMAGE_UID).create({
             data: {
               id_encoded: upload.idEncoded,
@@ -137,6 +144,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               nsfw: upload.nsfw,
               original_filename: upload.originalFilename,
               api_key: upload.apiKeyId,
+              owner: upload.ownerId,
               file: fileEntry.id,
               publishedAt: new Date(),
             },

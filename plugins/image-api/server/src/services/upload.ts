@@ -6,7 +6,7 @@ import crypto from 'crypto';
 import fs from 'fs';
 import path from 'path';
 import type { Core } from '@strapi/strapi';
-import { errors } from './api-error';
+import { errors, isApiError } from './api-error';
 import { decodeBase64Source } from './base64-source';
 import { createAddressPolicy } from './address-policy';
 import { fetchSource, type Resolver } from './source-fetcher';
@@ -15,6 +15,7 @@ import { buildImageSet } from './image-variants';
 import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName } from './naming';
 import type { StoredImage } from './image-json';
 import type { SourceInput, UploadParams } from './request-params';
+import type { AuthenticatedKey } from './api-keys';
 import type { ImageApiConfig } from '../config';
 
 export interface UploadContext {
@@ -63,9 +64,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       resolver = custom;
     },
 
-    async upload(params: UploadParams, context: UploadContext): Promise<StoredImage> {
+    /**
+     * Who is uploading, and may they: the address is checked for failed attempts, the key looked
+     * up, one upload charged to its rate limit. Returns the quota headers of the answer.
+     */
+    async authorize(key: string | null, clientIp: string): Promise<{ key: AuthenticatedKey; headers: Record<string, string> }> {
+      const limits = strapi.plugin('image-api').service('rate-limits');
+      await limits.checkAddress(clientIp);
+      let apiKey: AuthenticatedKey;
+      try {
+        apiKey = await strapi.plugin('image-api').service('api-keys').authenticate(key);
+      } catch (error) {
+        // A key that matches nothing is a guess: count it against the address.
+        if (key && isApiError(error) && error.status === 401) await limits.recordFailedAuth(clientIp);
+        throw error;
+      }
+      return { key: apiKey, headers: await limits.chargeKey(apiKey) };
+    },
+
+    async upload(params: UploadParams, apiKey: AuthenticatedKey, context: UploadContext): Promise<StoredImage> {
       const cfg = config();
-      const apiKey = await strapi.plugin('image-api').service('api-keys').authenticate(params.key);
       if (!params.source) throw errors.emptySource();
 
       const { bytes, filename } = await readSource(params.source, context, cfg);
@@ -86,6 +104,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         description: params.description,
         nsfw: params.nsfw,
         apiKeyId: apiKey.id,
+        ownerId: apiKey.ownerId,
       });
     },
   };

@@ -1,4 +1,9 @@
-/** An API key issued to a requester. The key itself is never stored: only its keyed hash. */
+/**
+ * An API key issued to a requester, managed by admins in the Content Manager ("API keys").
+ * The key itself is never stored in clear: a keyed hash (HMAC) finds it, and a copy encrypted with
+ * Strapi's ENCRYPTION_KEY lets an admin reveal it again, as Strapi's own API tokens do. Creating an
+ * entry generates the key on the server (see the api-key lifecycle in register.ts).
+ */
 export default {
   kind: 'collectionType',
   collectionName: 'image_api_keys',
@@ -17,10 +22,20 @@ export default {
     name: { type: 'string', required: true, unique: true },
     // The requester's stated use of the API.
     description: { type: 'text' },
+    contact: { type: 'string' },
     active: { type: 'boolean', default: true, required: true },
-    // The first characters of the key (prefix included), to recognise it without revealing it.
-    key_prefix: { type: 'string', configurable: false },
-    key_hash: { type: 'string', private: true, unique: true, configurable: false, visible: false },
+    expires_at: { type: 'datetime' },
+    // Per-key rate limit, e.g. "100/minute,2000/day" or "off"; empty: the configured default.
+    rate_limit: { type: 'string', regex: '^(off|\\s*\\d+\\s*/\\s*(second|minute|hour|day)\\s*(,\\s*\\d+\\s*/\\s*(second|minute|hour|day)\\s*)*)$' },
+    // Images uploaded with the key belong to this admin user (the Media Library's "created by").
+    owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
+    last_used_at: { type: 'datetime', writable: false, configurable: false },
+    upload_count: { type: 'integer', default: 0, writable: false, configurable: false },
+    // Recognition without revealing: "img_AbCd" and the last four characters.
+    key_prefix: { type: 'string', writable: false, configurable: false },
+    key_last4: { type: 'string', writable: false, configurable: false },
+    key_hash: { type: 'string', private: true, unique: true, writable: false, configurable: false, visible: false },
+    key_encrypted: { type: 'text', private: true, writable: false, configurable: false, visible: false },
     images: { type: 'relation', relation: 'oneToMany', target: 'plugin::image-api.image', mappedBy: 'api_key' },
   },
 };

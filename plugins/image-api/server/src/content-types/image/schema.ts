@@ -25,6 +25,8 @@ export default {
     original_filename: { type: 'string', maxLength: 255 },
     original_exifdata: { type: 'json' },
     api_key: { type: 'relation', relation: 'manyToOne', target: 'plugin::image-api.api-key' },
+    // The key's owner at upload time.
+    owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
     file: { type: 'media', multiple: false, allowedTypes: ['images'] },
   },
 };
