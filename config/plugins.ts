@@ -12,6 +12,7 @@ export default ({ env }) => ({
       rateLimit: env('IMAGE_API_RATE_LIMIT', '50/minute,500/hour,1000/day'),
       failedAuthLimit: env('IMAGE_API_FAILED_AUTH_LIMIT', '10/minute'),
       redisUrl: env('REDIS_URL') || null,
+      redisPrefix: env('IMAGE_API_REDIS_PREFIX', 'image-api'),
     },
   },
 });

@@ -36,11 +36,19 @@ describe('with the server running', () => {
     expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  test('list --json shows names, prefixes and state, never a key or hash', async () => {
+  test('list --json shows names, prefixes, state and usage, never a key or hash', async () => {
     const { stdout } = await cli(['list', '--json']);
     const list = JSON.parse(stdout);
     const entry = list.find((k: any) => k.name === 'ShareX on Bob laptop');
-    expect(entry).toMatchObject({ prefix: expect.stringMatching(/^img_/), active: true, description: 'screenshots for the wiki' });
+    expect(entry).toMatchObject({
+      prefix: expect.stringMatching(/^img_/),
+      active: true,
+      expiresAt: null,
+      lastUsedAt: expect.stringMatching(/^\d{4}-/),
+      uploadCount: 1,
+      owner: null,
+      description: 'screenshots for the wiki',
+    });
     expect(stdout).not.toMatch(/img_[A-Za-z0-9]{32}/);
     expect(stdout).not.toMatch(/[0-9a-f]{64}/);
   });
@@ -56,7 +64,40 @@ describe('with the server running', () => {
     expect(JSON.parse(listed).find((k: any) => k.name === 'to revoke').active).toBe(false);
   });
 
+  test('create with an owner, a rate limit and an expiry', async () => {
+    const { adminToken } = await import('../helpers/admin');
+    await adminToken(app, 'owner@img.test');
+    const { stdout } = await cli(['create', '--name', 'owned', '--owner', 'owner@img.test', '--rate-limit', '1/minute', '--expires', '30d']);
+    const key = stdout.trim().split('\n').pop()!;
+    const { stdout: listed } = await cli(['list', '--json']);
+    const entry = JSON.parse(listed).find((k: any) => k.name === 'owned');
+    expect(entry.owner).toBe('owner@img.test');
+    expect(entry.rateLimit).toBe('1/minute');
+    const days = (new Date(entry.expiresAt).getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
+    app.strapi.config.set('plugin::image-api.rateLimit', 'off');
+    const first = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    expect(first.status).toBe(200);
+    expect((await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png')).status).toBe(429);
+  });
+
+  test('regenerate prints a new key; the old one stops working', async () => {
+    const { stdout } = await cli(['create', '--name', 'rotating']);
+    const old = stdout.trim().split('\n').pop()!;
+    const { stdout: regenerated } = await cli(['regenerate', 'rotating']);
+    const fresh = regenerated.trim().split('\n').pop()!;
+    expect(fresh).toMatch(/^img_[A-Za-z0-9]{32}$/);
+    expect(fresh).not.toBe(old);
+    expect((await app.http.post('/api/1/upload').set('X-API-Key', old).attach('source', await png(20, 20), 'a.png')).status).toBe(401);
+    expect((await app.http.post('/api/1/upload').set('X-API-Key', fresh).attach('source', await png(20, 20), 'a.png')).status).toBe(200);
+  });
+
   test('errors: duplicate name, unknown name, bad usage', async () => {
+    await expect(cli(['create', '--name', 'x', '--rate-limit', '5/week'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--rate-limit/) });
+    await expect(cli(['create', '--name', 'x', '--expires', 'soon'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--expires/) });
+    await expect(cli(['create', '--name', 'x', '--owner', 'nobody@img.test'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no admin user/) });
+    await expect(cli(['regenerate', 'nobody'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no key named/) });
     await expect(cli(['create', '--name', 'ShareX on Bob laptop'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/exists already/) });
     await expect(cli(['revoke', 'nobody'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no key named/) });
     await expect(cli(['frobnicate'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/usage/) });

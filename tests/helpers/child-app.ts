@@ -1,0 +1,52 @@
+/** Starts tests/helpers/child-app-process.js on a free loopback port and stops it. */
+import { spawn, type ChildProcess } from 'child_process';
+import net from 'net';
+import path from 'path';
+
+export interface ChildApp {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+export async function startChildApp(env: Record<string, string | undefined>): Promise<ChildApp> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'child-app-process.js')], {
+    // PUBLIC_URL follows the port unless the caller set one.
+    env: { ...process.env, PUBLIC_URL: `http://127.0.0.1:${port}`, ...env, HOST: '127.0.0.1', PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`child app did not start:\n${output}`)), 60_000);
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('READY')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child app exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners('exit');
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
