@@ -116,6 +116,24 @@ describe('Media Library', () => {
   });
 });
 
+describe('served originals', () => {
+  test('carry their image Content-Type and X-Content-Type-Options: nosniff', async () => {
+    const image = await upload();
+    const res = await app.http.get(app.pathOf(image.url));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/jpeg');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+test("with the unused decoders blocked, Strapi's own Media Library still takes an SVG", async () => {
+  const { svg } = await import('../helpers/fixtures');
+  const token = await adminToken(app);
+  const res = await app.http.post('/upload').set({ Authorization: `Bearer ${token}` }).attach('files', svg, 'logo.svg');
+  expect(res.status).toBe(201);
+  expect(res.body[0]).toMatchObject({ name: 'logo.svg', mime: 'image/svg+xml' });
+});
+
 describe('CORS', () => {
   test('preflight for a browser client sending X-API-Key', async () => {
     const res = await app.http

@@ -89,3 +89,13 @@ export function randomBytes(length: number, seed = 42): Buffer {
   }
   return out;
 }
+
+/** EXIF a phone would write: who, what device, and where (the Eiffel Tower). */
+export const PERSONAL_EXIF = {
+  IFD0: { Make: 'PhoneCo', Model: 'Phone 9', Artist: 'Jane Doe' },
+  IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2964/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 17/1 4020/100' },
+};
+
+/** An image of `format` carrying PERSONAL_EXIF (and, for JPEG, optionally an orientation). */
+export const withPersonalExif = (format: 'jpeg' | 'png' | 'webp', width = 120, height = 80) =>
+  raw(width, height)[format]().withExif(PERSONAL_EXIF).toBuffer();

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { redactKeysInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { generateKey } from './services/api-keys';
+import { restrictDecoders } from './services/image-decoders';
 import { VIEWER_PATH } from './services/public-url';
 
 const KEY_UID = 'plugin::image-api.api-key';
@@ -20,6 +21,7 @@ const IMAGE_UID = 'plugin::image-api.image';
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   scopeMiddlewaresToUploadRoutes(strapi);
   redactKeysInRequestLog(strapi);
+  restrictDecoders(strapi.plugin('image-api').config('blockUnusedDecoders'));
 
   // Keys and images may belong to a users-permissions user too, when that plugin is installed.
   if (strapi.plugin('users-permissions')) {

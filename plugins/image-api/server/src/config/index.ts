@@ -30,6 +30,10 @@ export interface ImageApiConfig {
   folderName: string;
   /** JPEG quality of re-encoded originals and of the variants. */
   jpegQuality: number;
+  /** Block every libvips loader but JPEG, PNG, GIF and WebP, process-wide. */
+  blockUnusedDecoders: boolean;
+  /** Keep EXIF/XMP/IPTC (GPS included) in stored originals and report it in original_exifdata. */
+  keepExif: boolean;
   /** HMAC secret of API key hashes; defaults to the admin API token salt. */
   keyHashSecret: string | null;
   /** A key made sure to exist at boot (declarative provisioning). */
@@ -63,6 +67,8 @@ const defaults: ImageApiConfig = {
   corsOrigins: ['*'],
   folderName: 'API uploads',
   jpegQuality: 85,
+  blockUnusedDecoders: true,
+  keepExif: false,
   keyHashSecret: null,
   bootstrapKey: null,
   rateLimit: '50/minute,500/hour,1000/day',
@@ -110,6 +116,9 @@ function validator(config: ImageApiConfig): void {
     if (!Array.isArray(config[key]) || !config[key].every((v) => typeof v === 'string')) {
       fail(key, 'a list of strings');
     }
+  }
+  for (const key of ['keepExif', 'blockUnusedDecoders'] as const) {
+    if (typeof config[key] !== 'boolean') fail(key, 'true or false');
   }
   for (const key of ['keyHashSecret', 'bootstrapKey'] as const) {
     if (config[key] !== null && (typeof config[key] !== 'string' || config[key] === '')) {

@@ -6,6 +6,7 @@
 import FileType from 'file-type';
 import sharp, { type Metadata } from 'sharp';
 import { errors } from './api-error';
+import { hasPersonalMetadata } from './image-metadata';
 import type { ImageType } from '../config';
 
 export interface ProbedImage {
@@ -20,6 +21,8 @@ export interface ProbedImage {
   channels: number;
   /** EXIF orientation, 1 when upright or absent. */
   orientation: number;
+  /** EXIF, XMP or IPTC present. */
+  hasMetadata: boolean;
 }
 
 const TYPE_BY_EXT: Record<string, ImageType> = { jpg: 'jpeg', png: 'png', apng: 'png', gif: 'gif', webp: 'webp', bmp: 'bmp' };
@@ -59,7 +62,7 @@ export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], m
   const type = await sniffType(bytes, allowed);
   let probed: ProbedImage;
   if (type === 'bmp') {
-    probed = { type, pages: 1, channels: 4, orientation: 1, ...bmpDimensions(bytes) };
+    probed = { type, pages: 1, channels: 4, orientation: 1, hasMetadata: false, ...bmpDimensions(bytes) };
   } else {
     let meta: Metadata;
     try {
@@ -75,6 +78,7 @@ export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], m
       bits: meta.bitsPerSample ?? BITS_BY_DEPTH[meta.depth] ?? 8,
       channels: meta.channels,
       orientation: meta.orientation ?? 1,
+      hasMetadata: hasPersonalMetadata(meta),
     };
     // For multi-frame images the frame height is pageHeight.
     if (probed.pages > 1 && meta.pageHeight) probed.height = meta.pageHeight;

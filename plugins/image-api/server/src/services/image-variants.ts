@@ -6,6 +6,7 @@ import decodeBmp from 'decode-bmp';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from './api-error';
 import type { ProbedImage } from './image-probe';
+import { isClean, stripLossless } from './image-metadata';
 
 export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp';
 
@@ -29,6 +30,8 @@ export interface VariantOptions {
   mediumWidth: number;
   jpegQuality: number;
   maxPixels: number;
+  /** Keep EXIF/XMP/IPTC in stored originals (default: removed). */
+  keepExif: boolean;
 }
 
 type SharpInput = { input: Buffer; options: SharpOptions; opaque?: boolean };
@@ -97,8 +100,10 @@ export async function buildImageSet(bytes: Buffer, probed: ProbedImage, options:
 }
 
 /**
- * Upright originals keep their bytes; rotated ones and BMPs are re-encoded; animations are kept whole.
- * Kept bytes are still fully decoded by the variant renders, so corrupt data is refused, not stored.
+ * The stored original. Upright, metadata-free originals keep their exact bytes (animations too).
+ * Rotated ones and BMPs are re-encoded. Personal metadata is removed losslessly where possible
+ * (JPEG, PNG), else by re-encoding; `keepExif` keeps it. Kept bytes are still fully decoded by the
+ * variant renders, so corrupt data is refused, not stored.
  */
 async function storedOriginal(
   bytes: Buffer,
@@ -107,11 +112,24 @@ async function storedOriginal(
   open: () => Sharp,
   options: VariantOptions
 ): Promise<EncodedImage> {
-  const needsRotation = probed.orientation > 1 && probed.pages === 1;
-  if (probed.type === 'bmp' || needsRotation) {
-    const image = await render(open(), format, Math.max(options.jpegQuality, 92));
+  const quality = Math.max(options.jpegQuality, 92);
+  const kept = (buffer: Buffer): EncodedImage => {
+    const { width, height, channels, bits } = probed;
+    return { buffer, format, width, height, channels, bits };
+  };
+  const animated = probed.pages > 1;
+
+  if (probed.type === 'bmp' || (probed.orientation > 1 && !animated)) {
+    const pipeline = options.keepExif ? open().keepMetadata() : open().keepIccProfile();
+    const image = await render(pipeline, format, quality);
     return { ...image, bits: probed.type === 'bmp' ? 8 : probed.bits };
   }
-  const { width, height, channels, bits } = probed;
-  return { buffer: bytes, format, width, height, channels, bits };
+  if (options.keepExif || !probed.hasMetadata) return kept(bytes);
+
+  if (format === 'jpeg' || format === 'png') {
+    const cleaned = await stripLossless(bytes);
+    if (await isClean(cleaned)) return kept(cleaned);
+  }
+  const reencoded = sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels }).keepIccProfile();
+  return { ...(await render(reencoded, format, quality)), width: probed.width, height: probed.height, bits: probed.bits };
 }

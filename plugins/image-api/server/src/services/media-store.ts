@@ -26,6 +26,8 @@ export interface NewImage {
   apiKeyId: number | null;
   /** The admin user the key belongs to: the image is theirs ("created by" in the Media Library). */
   ownerId: number | null;
+  /** What the original's EXIF said, when `keepExif` is on. */
+  originalExif: Record<string, unknown> | null;
 }
 
 /** The file object the upload provider API works with. */
@@ -143,6 +145,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               views: 0,
               nsfw: upload.nsfw,
               original_filename: upload.originalFilename,
+              original_exifdata: upload.originalExif,
               api_key: upload.apiKeyId,
               owner: upload.ownerId,
               file: fileEntry.id,
@@ -160,7 +163,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           nsfw: upload.nsfw,
           views: 0,
           originalFilename: upload.originalFilename,
-          originalExif: null,
+          originalExif: upload.originalExif,
           createdAt: new Date(created.createdAt),
           storage: providerName(),
           viewerUrl: strapi.plugin('image-api').service('public-url').viewer(upload.idEncoded),

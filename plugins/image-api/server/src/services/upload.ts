@@ -12,6 +12,7 @@ import { createAddressPolicy } from './address-policy';
 import { fetchSource, type Resolver } from './source-fetcher';
 import { probeImage } from './image-probe';
 import { buildImageSet } from './image-variants';
+import { readExif } from './image-metadata';
 import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName } from './naming';
 import type { StoredImage } from './image-json';
 import type { SourceInput, UploadParams } from './request-params';
@@ -89,7 +90,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const { bytes, filename } = await readSource(params.source, context, cfg);
       if (bytes.length === 0) throw errors.emptySource();
       const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
-      const set = await buildImageSet(bytes, probed, cfg);
+      const [set, originalExif] = await Promise.all([
+        buildImageSet(bytes, probed, cfg),
+        cfg.keepExif && probed.hasMetadata ? readExif(bytes) : null,
+      ]);
 
       const idEncoded = randomId(10);
       const extension = EXTENSION_BY_FORMAT[set.original.format];
@@ -105,6 +109,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         nsfw: params.nsfw,
         apiKeyId: apiKey.id,
         ownerId: apiKey.ownerId,
+        originalExif,
       });
     },
   };
