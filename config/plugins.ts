@@ -13,6 +13,8 @@ export default ({ env }) => ({
       failedAuthLimit: env('IMAGE_API_FAILED_AUTH_LIMIT', '10/minute'),
       redisUrl: env('REDIS_URL') || null,
       redisPrefix: env('IMAGE_API_REDIS_PREFIX', 'image-api'),
+      tmpDir: env('IMAGE_API_TMP_DIR') || null,
+      sweepAfterMs: env.int('IMAGE_API_SWEEP_AFTER_MS', 10 * 60 * 1000),
     },
   },
 });

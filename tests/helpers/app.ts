@@ -18,6 +18,8 @@ export interface TestApp {
   /** The public folder; uploads sit in `<publicDir>/uploads`. */
   publicDir: string;
   uploadsDir: string;
+  /** The plugin's temp root (per-request folders). */
+  tmpDir: string;
   db: ScratchDb;
   /** Path of an absolute URL the API returned, for requests through supertest. */
   pathOf(url: string): string;
@@ -31,6 +33,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-public-'));
   const uploadsDir = path.join(publicDir, 'uploads');
   fs.mkdirSync(uploadsDir);
+  const tmpDir = path.join(publicDir, '..', `${path.basename(publicDir)}-tmp`);
 
   const saved = { ...process.env };
   Object.assign(process.env, {
@@ -38,6 +41,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     PUBLIC_URL,
     PUBLIC_DIR: publicDir,
+    IMAGE_API_TMP_DIR: tmpDir,
     // Suites upload far more than a real client; the rate-limit tests turn limits on.
     IMAGE_API_RATE_LIMIT: 'off',
     IMAGE_API_FAILED_AUTH_LIMIT: 'off',
@@ -63,6 +67,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     http: request(strapi.server.httpServer),
     publicDir,
     uploadsDir,
+    tmpDir,
     db,
     pathOf: (url: string) => new URL(url).pathname,
     async createKey(name = `test key ${++keys}`) {
@@ -74,6 +79,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       process.env = saved;
       await db.drop();
       fs.rmSync(publicDir, { recursive: true, force: true });
+      fs.rmSync(tmpDir, { recursive: true, force: true });
     },
   };
 }

@@ -5,6 +5,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Created at boot so the first concurrent uploads do not race to create it.
   await plugin.service('media-folder').get();
   await plugin.service('rate-limits').connect();
+  await plugin.service('debris-sweep').run();
 
   const bootstrapKey: string | null = plugin.config('bootstrapKey');
   if (bootstrapKey) await plugin.service('api-keys').ensure(bootstrapKey);

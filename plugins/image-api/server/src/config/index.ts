@@ -26,6 +26,10 @@ export interface ImageApiConfig {
   urlAllowlist: string[];
   /** `Access-Control-Allow-Origin` values; `['*']` allows any origin. */
   corsOrigins: string[];
+  /** The boot sweep removes crash debris older than this (uploads in flight elsewhere are younger). */
+  sweepAfterMs: number;
+  /** Parent of per-request temp folders; null: <os tmpdir>/strapi-image-api. */
+  tmpDir: string | null;
   /** Name of the Media Library folder API uploads go to. */
   folderName: string;
   /** JPEG quality of re-encoded originals and of the variants. */
@@ -65,6 +69,8 @@ const defaults: ImageApiConfig = {
   fetchMaxRedirects: 5,
   urlAllowlist: [],
   corsOrigins: ['*'],
+  tmpDir: null,
+  sweepAfterMs: 10 * 60 * 1000,
   folderName: 'API uploads',
   jpegQuality: 85,
   blockUnusedDecoders: true,
@@ -94,6 +100,7 @@ function validator(config: ImageApiConfig): void {
   for (const key of ['maxBytes', 'maxPixels', 'thumbSize', 'mediumWidth', 'fetchTimeoutMs'] as const) {
     if (!isPositiveInt(config[key])) fail(key, 'a positive integer');
   }
+  if (!Number.isInteger(config.sweepAfterMs) || config.sweepAfterMs < 0) fail('sweepAfterMs', 'an integer ≥ 0');
   if (!Number.isInteger(config.fetchMaxRedirects) || config.fetchMaxRedirects < 0) {
     fail('fetchMaxRedirects', 'an integer ≥ 0');
   }
@@ -131,6 +138,9 @@ function validator(config: ImageApiConfig): void {
     }
   }
   if (config.redisUrl !== null && !/^rediss?:\/\//.test(String(config.redisUrl))) fail('redisUrl', 'a redis:// URL or null');
+  if (config.tmpDir !== null && (typeof config.tmpDir !== 'string' || !config.tmpDir.startsWith('/'))) {
+    fail('tmpDir', 'an absolute path or null');
+  }
   if (typeof config.folderName !== 'string' || config.folderName.trim() === '') {
     fail('folderName', 'a non-empty string');
   }

@@ -32,7 +32,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     try {
       if (state?.bodyError) throw state.bodyError;
       if (ctx.params.version !== '1') throw errors.badVersion();
-      if (ctx.params.action !== 'upload') throw errors.badAction();
+      if (String(ctx.params.action ?? '').replace(/\/$/, '') !== 'upload') throw errors.badAction();
+      if (ctx.method !== 'GET' && ctx.method !== 'POST') {
+        ctx.set('Allow', 'GET, POST, OPTIONS');
+        throw errors.methodNotAllowed();
+      }
 
       const params = readParams(ctx);
       if (params.action !== null && params.action !== 'upload') throw errors.badAction();

@@ -10,11 +10,11 @@ import { bodyLimitsFor, uploadBody } from './upload-body';
 
 type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi }) => Middleware | undefined;
 
-/** `/api/<digits>/<action>` with or without a trailing slash: the upload dialect's paths. */
+/** `/api/<digits>/...`: the upload dialect's namespace. */
 export function uploadPathMatcher(strapi: Core.Strapi) {
   const prefix = (strapi.config.get('api.rest.prefix') as string) ?? '/api';
   const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`^${escaped}/\\d+/[^/]+/?$`);
+  const pattern = new RegExp(`^${escaped}/\\d+(/.*)?$`);
   return (path: string) => pattern.test(path);
 }
 
@@ -44,6 +44,7 @@ export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
         isUploadPath(ctx.path) ? mine(ctx, next) : theirs ? theirs(ctx, next) : next();
     });
   };
-  wrap('strapi::body', () => uploadBody(() => bodyLimitsFor(strapi.plugin('image-api').config('maxBytes'))));
+  const config = <T>(name: string) => strapi.plugin('image-api').config<T>(name);
+  wrap('strapi::body', () => uploadBody(() => bodyLimitsFor(config('maxBytes'), config('tmpDir'))));
   wrap('strapi::cors', () => corsFor(strapi));
 }

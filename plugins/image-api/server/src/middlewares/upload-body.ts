@@ -13,12 +13,14 @@ import coBody from 'co-body';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
+import { Transform } from 'stream';
 import { pipeline } from 'stream/promises';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../services/api-error';
 import type { FilePart } from '../services/request-params';
 
-export const TMP_ROOT = path.join(os.tmpdir(), 'strapi-image-api');
+/** Where per-request folders go unless the `tmpDir` option says otherwise. */
+export const DEFAULT_TMP_ROOT = path.join(os.tmpdir(), 'strapi-image-api');
 
 export interface UploadRequestState {
   tmpDir: string;
@@ -26,18 +28,23 @@ export interface UploadRequestState {
 }
 
 export interface BodyLimits {
+  /** Parent of the per-request temp folders. */
+  tmpRoot: string;
   /** Largest image, bytes. */
   maxBytes: number;
   /** Largest urlencoded/JSON body or text field: base64 of `maxBytes`, percent-encoded, plus room. */
   maxTextBytes: number;
 }
 
-export const bodyLimitsFor = (maxBytes: number): BodyLimits => ({
+export const bodyLimitsFor = (maxBytes: number, tmpRoot: string | null): BodyLimits => ({
+  tmpRoot: tmpRoot ?? DEFAULT_TMP_ROOT,
   maxBytes,
   maxTextBytes: Math.ceil(maxBytes * (4 / 3) * 1.25) + 1_000_000,
 });
 
 const SOURCE_PARTS = new Set(['source', 'image']);
+/** Room for multipart boundaries, part headers and the small text fields next to the image. */
+const MULTIPART_OVERHEAD = 1_000_000;
 const TEXT_SOURCE_HEAD = /^\s*(https?:\/\/|data:|[A-Za-z0-9+/_=\s-]+$)/i;
 
 type Fields = Record<string, string | string[]>;
@@ -66,6 +73,17 @@ interface SourcePart extends FilePart {
   untyped: boolean;
 }
 
+/** Passes bytes through until more than `max` went by, then fails with the contract's 413. */
+function byteCap(max: number, maxBytes: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      callback(seen > max ? errors.tooBig(maxBytes) : null, chunk);
+    },
+  });
+}
+
 async function parseMultipart(ctx: Context, tmpDir: string, limits: BodyLimits) {
   const fields: Fields = {};
   const parts: SourcePart[] = [];
@@ -74,10 +92,16 @@ async function parseMultipart(ctx: Context, tmpDir: string, limits: BodyLimits) 
 
   await new Promise<void>((resolve, reject) => {
     let parser: BusboyInstance;
+    // Stops parsing at once; the caller answers and discards the rest.
+    const abort = (error: unknown) => {
+      ctx.req.unpipe(parser);
+      reject(error);
+    };
     try {
       parser = Busboy({
         headers: ctx.req.headers as BusboyHeaders,
-        limits: { fileSize: limits.maxTextBytes, fieldSize: limits.maxTextBytes, fields: 100, files: 5, parts: 120 },
+        // One byte over the largest part, so the byte cap (not a silent truncation) ends an oversized one.
+        limits: { fileSize: limits.maxTextBytes + 1, fieldSize: limits.maxTextBytes, fields: 100, files: 5, parts: 120 },
         isPartAFile: (name, _type, filename) => SOURCE_PARTS.has(name ?? '') || filename !== undefined,
       });
     } catch {
@@ -96,14 +120,15 @@ async function parseMultipart(ctx: Context, tmpDir: string, limits: BodyLimits) 
       const filepath = path.join(tmpDir, `part-${parts.length + 1}`);
       const untyped = filename === undefined && mimetype === 'text/plain';
       parts.push({ name, filepath, originalFilename: filename ?? null, size: 0, untyped });
-      stream.on('limit', () => {
-        tooBig = true;
-      });
-      writes.push(pipeline(stream, fs.createWriteStream(filepath)));
+      // A part that is certainly a file stops at the image limit; an untyped one may hold base64 text.
+      const cap = untyped ? limits.maxTextBytes : limits.maxBytes;
+      const write = pipeline(stream, byteCap(cap, limits.maxBytes), fs.createWriteStream(filepath));
+      write.catch(abort);
+      writes.push(write);
     });
     parser.on('finish', resolve);
     parser.on('error', () => reject(errors.badRequest('Malformed multipart body')));
-    ctx.req.on('aborted', () => reject(errors.badRequest('Request aborted')));
+    ctx.req.on('aborted', () => abort(errors.badRequest('Request aborted')));
     ctx.req.pipe(parser);
   });
   await Promise.all(writes);
@@ -135,15 +160,20 @@ async function parseText(ctx: Context, limits: BodyLimits): Promise<unknown> {
 /** The body middleware of the upload routes (see the file comment). */
 export function uploadBody(limitsOf: () => BodyLimits) {
   return async (ctx: Context, next: Next) => {
-    await fs.promises.mkdir(TMP_ROOT, { recursive: true });
-    const tmpDir = await fs.promises.mkdtemp(path.join(TMP_ROOT, 'req-'));
+    const limits = limitsOf();
+    await fs.promises.mkdir(limits.tmpRoot, { recursive: true });
+    const tmpDir = await fs.promises.mkdtemp(path.join(limits.tmpRoot, 'req-'));
     const state: UploadRequestState = { tmpDir, bodyError: null };
     ctx.state.imageApi = state;
     try {
-      const limits = limitsOf();
       const request = ctx.request as unknown as { body?: unknown; files?: Record<string, FilePart> };
       request.body = {};
       try {
+        const declared = Number(ctx.get('content-length'));
+        // A body declared bigger than any acceptable one is refused before a byte is read.
+        if (Number.isFinite(declared) && declared > limits.maxTextBytes + MULTIPART_OVERHEAD) {
+          throw errors.tooBig(limits.maxBytes);
+        }
         if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
           if (ctx.is('multipart')) {
             const { fields, files } = await parseMultipart(ctx, tmpDir, limits);
@@ -155,8 +185,10 @@ export function uploadBody(limitsOf: () => BodyLimits) {
         }
       } catch (error) {
         state.bodyError = error instanceof ApiError ? error : errors.badRequest('Malformed request body');
-        // The rest of the body is not read: close the connection once answered.
-        ctx.set('Connection', 'close');
+        // Parsing stops here and the answer goes out now. The unread rest of the body is discarded
+        // as it arrives (never stored; Node's request timeout bounds it): closing the socket on
+        // unread data would reset it and could cost the client the answer.
+        ctx.req.resume();
       }
       await next();
     } finally {

@@ -1,13 +1,16 @@
 /**
  * Content API: `/api/<version>/<action>` (with or without a trailing slash), the upload dialect.
- * Any digits are routed here so another version gets the contract's error 110 rather than a bare
- * 404. Public routes: the controller checks the API key itself, to answer in the contract's shape.
+ * Everything under `/api/<digits>/`, any method, is routed here so that whatever a client sends
+ * gets the contract's answer (110 for another version, 120 for another action, 405 for another
+ * method) rather than Strapi's 404. Public routes: the controller checks the API key itself.
  *
  * Admin API (`/image-api/...`, admin JWT): reveal and regenerate a key from its entry's edit view.
  */
-const upload = (method: 'GET' | 'POST') => ({
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+const dialect = (method: (typeof METHODS)[number]) => ({
   method,
-  path: '/:version(\\d+)/:action',
+  path: '/:version(\\d+)/:action(.*)',
   handler: 'upload.handle',
   config: { auth: false },
 });
@@ -23,7 +26,7 @@ export default {
   'content-api': {
     type: 'content-api',
     prefix: '',
-    routes: [upload('GET'), upload('POST')],
+    routes: METHODS.map(dialect),
   },
   admin: {
     type: 'admin',

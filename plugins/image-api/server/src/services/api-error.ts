@@ -35,6 +35,7 @@ export const errors = {
   base64ViaGet: () => new ApiError(400, 130, 'Upload using base64 source must be done using POST method'),
   badBase64: () => new ApiError(400, 120, 'Invalid base64 string'),
   badFormat: () => new ApiError(400, 140, 'Invalid format'),
+  methodNotAllowed: () => new ApiError(405, 405, 'Method not allowed: use POST (or GET)'),
   notAnImage: () => new ApiError(400, 310, "Can't get target upload source info"),
   invalidImage: (detail?: string) => new ApiError(400, 311, detail ? `Invalid image: ${detail}` : 'Invalid image'),
   disabledType: (type: string) => new ApiError(415, 314, `Disabled image format (${type})`),

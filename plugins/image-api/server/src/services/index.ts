@@ -1,4 +1,5 @@
 import apiKeys from './api-keys';
+import debrisSweep from './debris-sweep';
 import images from './images';
 import mediaFolder from './media-folder';
 import mediaStore from './media-store';
@@ -8,6 +9,7 @@ import upload from './upload';
 
 export default {
   'api-keys': apiKeys,
+  'debris-sweep': debrisSweep,
   images,
   'media-folder': mediaFolder,
   'media-store': mediaStore,

@@ -12,6 +12,7 @@ import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
 
 const FILE_UID = 'plugin::upload.file';
 const IMAGE_UID = 'plugin::image-api.image';
+const PENDING_UID = 'plugin::image-api.pending-upload';
 
 export interface NewImage {
   set: ImageSet;
@@ -99,6 +100,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const medium = providerFile(set.medium, `${upload.name}.md`);
       const all = [original, thumb, medium];
 
+      // Journal first: if the process dies before the records are committed, the sweep knows the files.
+      const pending = await strapi.db.query(PENDING_UID).create({
+        data: { name: upload.name, files: all.map(({ hash, ext }) => ({ hash, ext })), publishedAt: new Date() },
+      });
       const written: ProviderFile[] = [];
       try {
         // Settle every write before judging, so a failure never races a write still under way.
@@ -132,6 +137,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               updatedBy: upload.ownerId,
             },
           });
+          await strapi.db.query(PENDING_UID).delete({ where: { id: pending.id } });
           if (upload.apiKeyId !== null) {
             await strapi.plugin('image-api').service('api-keys').recordUse(upload.apiKeyId, trx);
           }
@@ -172,10 +178,30 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         };
       } catch (error) {
         await removeFromProvider(written);
+        await strapi.db.query(PENDING_UID).delete({ where: { id: pending.id } }).catch(() => undefined);
         throw error;
       }
     },
 
     removeFromProvider,
+
+    /**
+     * Removes what a crash left: provider files of journalled uploads older than `olderThanMs` that
+     * never got their records. Returns the number of uploads cleaned.
+     */
+    async sweep(olderThanMs: number): Promise<number> {
+      const before = new Date(Date.now() - olderThanMs);
+      const stale = await strapi.db.query(PENDING_UID).findMany({ where: { createdAt: { $lte: before } } });
+      let cleaned = 0;
+      for (const entry of stale) {
+        const recorded = await strapi.db.query(IMAGE_UID).findOne({ where: { name: entry.name }, select: ['id'] });
+        if (!recorded) {
+          await removeFromProvider(entry.files as ProviderFile[]);
+          cleaned++;
+        }
+        await strapi.db.query(PENDING_UID).delete({ where: { id: entry.id } });
+      }
+      return cleaned;
+    },
   };
 };
