@@ -6,6 +6,8 @@ import path from 'path';
 export interface ChildApp {
   url: string;
   stop(): Promise<void>;
+  /** SIGKILL: no cleanup, no shutdown hooks, as in a crash. */
+  kill(): Promise<void>;
 }
 
 const freePort = () =>
@@ -42,6 +44,12 @@ export async function startChildApp(env: Record<string, string | undefined>): Pr
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    kill: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners('exit');
+        child.on('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         child.removeAllListeners('exit');

@@ -1,0 +1,51 @@
+/** The boot sweep, on debris made by hand: what a crash between writing files and committing leaves. */
+import fs from 'fs';
+import path from 'path';
+import { startApp, type TestApp } from '../helpers/app';
+import { png } from '../helpers/fixtures';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp({ IMAGE_API_SWEEP_AFTER_MS: '0' });
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const PENDING = 'plugin::image-api.pending-upload';
+
+test('journalled files without records are removed; committed uploads and fresh debris are kept', async () => {
+  // A committed upload whose journal row survived (crash right after commit is impossible: the row is
+  // deleted in the same transaction, but the sweep must still never delete a recorded upload's files).
+  const key = await app.createKey();
+  const ok = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(50, 50), 'kept.png');
+  expect(ok.status).toBe(200);
+  const kept = ok.body.image.name;
+  await app.strapi.db.query(PENDING).create({ data: { name: kept, files: [{ hash: kept, ext: '.png' }] } });
+
+  // Debris: files written, then the process died before the records.
+  const lost = 'lost-AbCdEfGhIj';
+  for (const suffix of ['', '.th', '.md']) fs.writeFileSync(path.join(app.uploadsDir, `${lost}${suffix}.png`), 'x');
+  await app.strapi.db.query(PENDING).create({
+    data: { name: lost, files: ['', '.th', '.md'].map((s) => ({ hash: `${lost}${s}`, ext: '.png' })) },
+  });
+  // A stale per-request temp folder.
+  fs.mkdirSync(path.join(app.tmpDir, 'req-stale'), { recursive: true });
+  fs.writeFileSync(path.join(app.tmpDir, 'req-stale', 'part-1'), 'x');
+
+  const swept = await app.strapi.plugin('image-api').service('debris-sweep').run();
+  expect(swept).toEqual({ uploads: 1, tempFolders: 1 });
+  expect(fs.readdirSync(app.uploadsDir).sort()).toEqual([`${kept}.md.png`, `${kept}.png`, `${kept}.th.png`]);
+  expect(await app.strapi.db.query(PENDING).count()).toBe(0);
+  expect(fs.readdirSync(app.tmpDir)).toEqual([]);
+  expect((await app.http.get(app.pathOf(ok.body.image.url))).status).toBe(200);
+});
+
+test('debris younger than sweepAfterMs is left alone (an upload in flight on another instance)', async () => {
+  app.strapi.config.set('plugin::image-api.sweepAfterMs', 60_000);
+  const inFlight = 'inflight-AbCdEfGhIj';
+  fs.writeFileSync(path.join(app.uploadsDir, `${inFlight}.png`), 'x');
+  await app.strapi.db.query(PENDING).create({ data: { name: inFlight, files: [{ hash: inFlight, ext: '.png' }] } });
+  expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 0, tempFolders: 0 });
+  expect(fs.existsSync(path.join(app.uploadsDir, `${inFlight}.png`))).toBe(true);
+});
