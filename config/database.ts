@@ -24,6 +24,17 @@ export default ({ env }) => {
         filename: path.resolve(__dirname, '..', '..', env('DATABASE_FILENAME', '.tmp/data.db')),
       },
       useNullAsDefault: true,
+      pool: {
+        // WAL: readers never wait for writers, and a commit costs no fsync (synchronous=NORMAL keeps
+        // the database consistent after a crash; the last commits may be lost on power failure).
+        // busy_timeout: the CLI and a second process can share the file with the server.
+        afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+          conn.pragma('journal_mode = WAL');
+          conn.pragma('synchronous = NORMAL');
+          conn.pragma('busy_timeout = 5000');
+          done(null, conn);
+        },
+      },
     },
     postgres: {
       connection: { ...server(5432, 'postgres'), schema: env('DATABASE_SCHEMA', 'public') },

@@ -32,6 +32,8 @@ export interface ImageApiConfig {
   tmpDir: string | null;
   /** Name of the Media Library folder API uploads go to. */
   folderName: string;
+  /** Uploads whose images are processed at once per process; null: one per CPU core. */
+  imageConcurrency: number | null;
   /** JPEG quality of re-encoded originals and of the variants. */
   jpegQuality: number;
   /** Block every libvips loader but JPEG, PNG, GIF and WebP, process-wide. */
@@ -73,6 +75,7 @@ const defaults: ImageApiConfig = {
   sweepAfterMs: 10 * 60 * 1000,
   folderName: 'API uploads',
   jpegQuality: 85,
+  imageConcurrency: null,
   blockUnusedDecoders: true,
   keepExif: false,
   keyHashSecret: null,
@@ -100,6 +103,7 @@ function validator(config: ImageApiConfig): void {
   for (const key of ['maxBytes', 'maxPixels', 'thumbSize', 'mediumWidth', 'fetchTimeoutMs'] as const) {
     if (!isPositiveInt(config[key])) fail(key, 'a positive integer');
   }
+  if (config.imageConcurrency !== null && !isPositiveInt(config.imageConcurrency)) fail('imageConcurrency', 'a positive integer or null');
   if (!Number.isInteger(config.sweepAfterMs) || config.sweepAfterMs < 0) fail('sweepAfterMs', 'an integer ≥ 0');
   if (!Number.isInteger(config.fetchMaxRedirects) || config.fetchMaxRedirects < 0) {
     fail('fetchMaxRedirects', 'an integer ≥ 0');

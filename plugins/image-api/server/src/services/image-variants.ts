@@ -83,20 +83,35 @@ export async function buildImageSet(bytes: Buffer, probed: ProbedImage, options:
   };
 
   try {
-    const [original, thumb, medium] = await Promise.all([
+    const [original, { thumb, medium }] = await Promise.all([
       storedOriginal(bytes, probed, format, open, options),
-      render(
-        open().resize(options.thumbSize, options.thumbSize, { fit: 'cover', position: 'centre' }),
-        format,
-        options.jpegQuality
-      ),
-      render(open().resize({ width: options.mediumWidth, withoutEnlargement: true }), format, options.jpegQuality),
+      renderVariants(open, format, options),
     ]);
     return { original, thumb, medium };
   } catch (error) {
     if (isApiError(error)) throw error;
     throw errors.invalidImage();
   }
+}
+
+/**
+ * `.md` and `.th` from one decode: the image is decoded once, shrunk on load, to the medium's size;
+ * the medium is encoded from those pixels and the thumb cropped from them. Only when the medium is
+ * too small for a sharp 160×160 crop (a panorama, say) is the thumb made from the original again.
+ */
+async function renderVariants(open: () => Sharp, format: OutputFormat, options: VariantOptions) {
+  const { data, info } = await open()
+    .resize({ width: options.mediumWidth, withoutEnlargement: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const pixels = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+  const crop = { fit: 'cover', position: 'centre' } as const;
+  const smallMedium = Math.min(info.width, info.height) < options.thumbSize && info.width === options.mediumWidth;
+  const [medium, thumb] = await Promise.all([
+    render(pixels(), format, options.jpegQuality),
+    render((smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop), format, options.jpegQuality),
+  ]);
+  return { medium, thumb };
 }
 
 /**

@@ -13,6 +13,7 @@ import { fetchSource, type Resolver } from './source-fetcher';
 import { probeImage } from './image-probe';
 import { buildImageSet } from './image-variants';
 import { readExif } from './image-metadata';
+import { createImageWorkLimit, type ImageWorkLimit } from './image-work';
 import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName } from './naming';
 import type { StoredImage } from './image-json';
 import type { SourceInput, UploadParams } from './request-params';
@@ -35,6 +36,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const config = (): ImageApiConfig => strapi.config.get('plugin::image-api');
   /** Tests replace this to resolve names without DNS. */
   let resolver: Resolver | undefined;
+  let imageWork: ImageWorkLimit | null = null;
 
   async function readSource(source: SourceInput, context: UploadContext, cfg: ImageApiConfig): Promise<ReadSource> {
     switch (source.kind) {
@@ -89,11 +91,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
       const { bytes, filename } = await readSource(params.source, context, cfg);
       if (bytes.length === 0) throw errors.emptySource();
-      const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
-      const [set, originalExif] = await Promise.all([
-        buildImageSet(bytes, probed, cfg),
-        cfg.keepExif && probed.hasMetadata ? readExif(bytes) : null,
-      ]);
+      imageWork ??= createImageWorkLimit(cfg.imageConcurrency);
+      const { set, originalExif } = await imageWork(async () => {
+        const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
+        const [set, originalExif] = await Promise.all([
+          buildImageSet(bytes, probed, cfg),
+          cfg.keepExif && probed.hasMetadata ? readExif(bytes) : null,
+        ]);
+        return { set, originalExif };
+      });
 
       const idEncoded = randomId(10);
       const extension = EXTENSION_BY_FORMAT[set.original.format];

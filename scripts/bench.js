@@ -1,0 +1,350 @@
+#!/usr/bin/env node
+/**
+ * Upload throughput against the image-processing floor.
+ *
+ *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8] [--profile]
+ *
+ * Starts the production app (bench/server.js) on a scratch SQLite database with rate limits off,
+ * generates its fixtures (bench/fixtures.js), then measures, alternating in one run:
+ *   a. floor:  the bare pipeline in this process (md5, metadata, write the original, a 160×160
+ *              cover thumb and a 500-wide medium, with sharp);
+ *   b. ours:   POST /api/1/upload, multipart;
+ *   c. stock:  Strapi's POST /api/upload with default upload settings.
+ * Prints req/s, p50, p99, the server's peak RSS and the ratios b/a and b/c; then base64 and URL
+ * sources against multipart, and the RSS cost of one 50 MP upload. Only loopback traffic.
+ */
+'use strict';
+
+const { execFileSync, spawn } = require('child_process');
+const crypto = require('crypto');
+const fs = require('fs');
+const http = require('http');
+const os = require('os');
+const path = require('path');
+const { parseArgs } = require('util');
+const sharp = require('sharp');
+const { loadFixtures } = require('../bench/fixtures');
+
+const ROOT = path.join(__dirname, '..');
+
+const { values: opts } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '2' },
+    only: { type: 'string' },
+    concurrency: { type: 'string', default: '1,2,8' },
+    // Write a V8 CPU profile of the server to bench/out/profile (node --cpu-prof).
+    profile: { type: 'boolean', default: false },
+    // Skip parts: e.g. --skip stock,sources,50mp while profiling.
+    skip: { type: 'string', default: '' },
+  },
+});
+const SECONDS = Number(opts.seconds);
+const ROUNDS = Number(opts.rounds);
+const CONCURRENCY = opts.concurrency.split(',').map(Number);
+const SKIP = new Set(opts.skip.split(',').filter(Boolean));
+const MODES = ['floor', 'ours', 'stock'].filter((m) => !SKIP.has(m));
+const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
+
+function ensureBuilt() {
+  require('./ensure-env-lib').ensureEnv();
+  if (!fs.existsSync(path.join(ROOT, 'plugins/image-api/dist/server/index.js'))) {
+    execFileSync('npm', ['run', '--silent', 'build:plugin'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  }
+  if (!fs.existsSync(path.join(ROOT, 'dist/config/plugins.js'))) {
+    execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  }
+}
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = require('net').createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+async function startServer(workDir) {
+  const port = await freePort();
+  fs.mkdirSync(path.join(workDir, 'public', 'uploads'), { recursive: true });
+  const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench', 'out', 'profile')}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(ROOT, 'bench', 'server.js')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_DIR: path.join(workDir, 'public'),
+      DATABASE_CLIENT: 'sqlite',
+      DATABASE_FILENAME: path.join(workDir, 'bench.db'),
+      IMAGE_API_TMP_DIR: path.join(workDir, 'tmp'),
+      IMAGE_API_RATE_LIMIT: 'off',
+      IMAGE_API_FAILED_AUTH_LIMIT: 'off',
+      IMAGE_API_URL_ALLOWLIST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const info = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  child.removeAllListeners('exit');
+  return { ...info, port, stop: () => new Promise((r) => { child.on('exit', r); child.kill('SIGTERM'); }) };
+}
+
+/** Resident set size of a process, in MB (from /proc). */
+function rssMb(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+function sampleRss(pid) {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, rssMb(pid));
+  };
+}
+
+function multipart(fields, file) {
+  const boundary = `----bench${crypto.randomBytes(8).toString('hex')}`;
+  const parts = Object.entries(fields).map(
+    ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+  );
+  const body = Buffer.concat([
+    Buffer.from(parts.join('')),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`),
+    file.bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, type: `multipart/form-data; boundary=${boundary}` };
+}
+
+function post(agent, port, urlPath, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path: urlPath, agent, headers: { ...headers, 'content-length': body.length } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
+      }
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The bare pipeline: what any image host must do at least. */
+async function floorPipeline(fixture, dir) {
+  const bytes = fixture.bytes;
+  const id = crypto.randomBytes(6).toString('hex');
+  const ext = fixture.type === 'image/png' ? 'png' : 'jpg';
+  const format = ext === 'png' ? 'png' : 'jpeg';
+  crypto.createHash('md5').update(bytes).digest('hex');
+  await sharp(bytes).metadata();
+  // The same encoder settings as the API (JPEG quality 85; PNG defaults: `quality` would quantize).
+  const encode = (pipeline) => (format === 'png' ? pipeline.png() : pipeline.jpeg({ quality: 85 }));
+  const [thumb, medium] = await Promise.all([
+    encode(sharp(bytes).resize(160, 160, { fit: 'cover' })).toBuffer(),
+    encode(sharp(bytes).resize({ width: 500, withoutEnlargement: true })).toBuffer(),
+    fs.promises.writeFile(path.join(dir, `${id}.${ext}`), bytes),
+  ]);
+  await Promise.all([
+    fs.promises.writeFile(path.join(dir, `${id}.th.${ext}`), thumb),
+    fs.promises.writeFile(path.join(dir, `${id}.md.${ext}`), medium),
+  ]);
+}
+
+/** Runs `once` in `concurrency` loops for `seconds`; counts completions and latencies. */
+async function measure(once, concurrency, seconds) {
+  const latencies = [];
+  let errors = 0;
+  const deadline = Date.now() + seconds * 1000;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < deadline) {
+        const t0 = process.hrtime.bigint();
+        try {
+          await once();
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        } catch {
+          errors++;
+        }
+      }
+    })
+  );
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  return { count: latencies.length, elapsed, latencies, errors };
+}
+
+const percentile = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+
+function summarize(samples) {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const count = samples.reduce((n, s) => n + s.count, 0);
+  const elapsed = samples.reduce((n, s) => n + s.elapsed, 0);
+  return {
+    rps: count / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    count,
+    errors: samples.reduce((n, s) => n + s.errors, 0),
+    peakRssMb: Math.max(0, ...samples.map((s) => s.peakRssMb ?? 0)),
+  };
+}
+
+async function main() {
+  ensureBuilt();
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-bench-'));
+  const floorDir = path.join(workDir, 'floor');
+  fs.mkdirSync(floorDir);
+  log(`bench: fixtures…`);
+  const fixtures = await loadFixtures(path.join(ROOT, 'bench', 'out', 'fixtures'));
+  const names = (opts.only ? opts.only.split(',') : ['jpeg-12mp', 'jpeg-1.7mp', 'png-800']).filter((n) => fixtures[n]);
+
+  log(`bench: starting the production app…`);
+  const server = await startServer(workDir);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  // Loopback server for URL sources.
+  const sourceServer = http.createServer((req, res) => {
+    const fixture = Object.values(fixtures).find((f) => req.url === `/${f.file}`);
+    if (!fixture) return res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': fixture.type, 'content-length': fixture.bytes.length });
+    res.end(fixture.bytes);
+  });
+  await new Promise((r) => sourceServer.listen(0, '127.0.0.1', r));
+  const sourcePort = sourceServer.address().port;
+
+  const bodies = {};
+  for (const name of [...names, 'jpeg-50mp']) {
+    const f = fixtures[name];
+    bodies[name] = {
+      ours: multipart({ key: server.key }, { field: 'source', name: f.file, type: f.type, bytes: f.bytes }),
+      stock: multipart({}, { field: 'files', name: f.file, type: f.type, bytes: f.bytes }),
+      base64: Buffer.from(`key=${server.key}&source=${encodeURIComponent(f.bytes.toString('base64'))}`),
+      url: Buffer.from(`key=${server.key}&source=${encodeURIComponent(`http://127.0.0.1:${sourcePort}/${f.file}`)}`),
+    };
+  }
+  const expectOk = (res) => {
+    if (res.status !== 200 && res.status !== 201) throw new Error(`HTTP ${res.status}: ${res.body.toString().slice(0, 200)}`);
+  };
+  const runners = {
+    floor: (name) => () => floorPipeline(fixtures[name], floorDir),
+    ours: (name) => async () => expectOk(await post(agent, server.port, '/api/1/upload', { 'content-type': bodies[name].ours.type }, bodies[name].ours.body)),
+    stock: (name) => async () =>
+      expectOk(await post(agent, server.port, '/api/upload', { 'content-type': bodies[name].stock.type, authorization: `Bearer ${server.token}` }, bodies[name].stock.body)),
+    base64: (name) => async () => expectOk(await post(agent, server.port, '/api/1/upload', { 'content-type': 'application/x-www-form-urlencoded' }, bodies[name].base64)),
+    url: (name) => async () => expectOk(await post(agent, server.port, '/api/1/upload', { 'content-type': 'application/x-www-form-urlencoded' }, bodies[name].url)),
+  };
+
+  // One 50 MP upload first, on the fresh server (after one small warm-up upload): what it adds to
+  // the peak RSS. Later, after the load runs, the allocator keeps memory and hides the difference.
+  let fiftyMp = null;
+  if (!SKIP.has('50mp')) {
+    await runners.ours(names[names.length - 1])();
+    await new Promise((r) => setTimeout(r, 500));
+    const idleRss = rssMb(server.pid);
+    const stop50 = sampleRss(server.pid);
+    const big = bodies['jpeg-50mp'].ours;
+    const bigRes = await post(agent, server.port, '/api/1/upload', { 'content-type': big.type }, big.body);
+    const peak50 = stop50();
+    fiftyMp = { status: bigRes.status, idleRssMb: idleRss, peakRssMb: peak50, addedMb: peak50 - idleRss };
+  }
+
+  // Warm up every path once (JIT, sharp, the stock plugin's folder).
+  for (const name of names) for (const mode of [...MODES, 'base64', 'url']) await runners[mode](name)().catch((e) => log(`warm-up ${mode} ${name}: ${e.message}`));
+
+  const results = [];
+  for (const name of names) {
+    for (const concurrency of CONCURRENCY) {
+      const samples = { floor: [], ours: [], stock: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const mode of MODES) {
+          const stopSampling = sampleRss(mode === 'floor' ? process.pid : server.pid);
+          const sample = await measure(runners[mode](name), concurrency, SECONDS);
+          sample.peakRssMb = stopSampling();
+          samples[mode].push(sample);
+          log(`  ${name} c=${concurrency} ${mode} round ${round + 1}: ${(sample.count / sample.elapsed).toFixed(2)} req/s${sample.errors ? `, ${sample.errors} errors` : ''}`);
+        }
+      }
+      const row = { fixture: name, concurrency, floor: summarize(samples.floor), ours: summarize(samples.ours), stock: summarize(samples.stock.length ? samples.stock : [{ count: 0, elapsed: 1, latencies: [], errors: 0 }]) };
+      row.oursOverFloor = row.ours.rps / row.floor.rps;
+      row.oursOverStock = row.ours.rps / row.stock.rps;
+      results.push(row);
+    }
+  }
+
+  // Sources at concurrency 2: base64 and URL against multipart, alternating.
+  const sources = [];
+  for (const name of SKIP.has('sources') ? [] : names) {
+    const samples = { ours: [], base64: [], url: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of ['ours', 'base64', 'url']) samples[mode].push(await measure(runners[mode](name), 2, SECONDS));
+    }
+    const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
+    sources.push({ fixture: name, multipart: s.ours.rps, base64: s.base64.rps, url: s.url.rps, base64OverMultipart: s.base64.rps / s.ours.rps, urlOverMultipart: s.url.rps / s.ours.rps });
+    log(`  ${name} sources: multipart ${s.ours.rps.toFixed(2)}, base64 ${s.base64.rps.toFixed(2)}, url ${s.url.rps.toFixed(2)} req/s`);
+  }
+
+
+  agent.destroy();
+  sourceServer.close();
+  await server.stop();
+  fs.rmSync(workDir, { recursive: true, force: true });
+
+  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, sharp: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/sharp/package.json'), 'utf8')).version, libvips: sharp.versions.vips };
+  const report = { machine, seconds: SECONDS, rounds: ROUNDS, results, sources, fiftyMp };
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  print(report);
+}
+
+function print({ machine, results, sources, fiftyMp, seconds, rounds }) {
+  const f = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+  const out = [];
+  out.push(`machine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, sharp ${machine.sharp} / libvips ${machine.libvips}`);
+  out.push(`${rounds} rounds × ${seconds} s per cell, alternating floor / ours / stock`);
+  out.push('');
+  out.push('| fixture | conc | floor req/s | ours req/s | ours p50 / p99 ms | ours peak RSS MB | stock req/s | stock p50 / p99 ms | stock peak RSS MB | b/a | b/c |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const r of results) {
+    out.push(
+      `| ${r.fixture} | ${r.concurrency} | ${f(r.floor.rps)} | ${f(r.ours.rps)} | ${f(r.ours.p50, 0)} / ${f(r.ours.p99, 0)} | ${f(r.ours.peakRssMb, 0)} | ${f(r.stock.rps, 2)} | ${f(r.stock.p50, 0)} / ${f(r.stock.p99, 0)} | ${f(r.stock.peakRssMb, 0)} | ${f(r.oursOverFloor, 2)} | ${f(r.oursOverStock, 1)} |` +
+        (r.ours.errors || r.stock.errors ? ` errors: ours ${r.ours.errors}, stock ${r.stock.errors}` : '')
+    );
+  }
+  out.push('');
+  out.push('| fixture (concurrency 2) | multipart req/s | base64 req/s | URL req/s | base64 / multipart | URL / multipart |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const s of sources) out.push(`| ${s.fixture} | ${f(s.multipart)} | ${f(s.base64)} | ${f(s.url)} | ${f(s.base64OverMultipart, 2)} | ${f(s.urlOverMultipart, 2)} |`);
+  out.push('');
+  if (fiftyMp) {
+    out.push(`one 50 MP JPEG upload (HTTP ${fiftyMp.status}) on the fresh server: RSS ${f(fiftyMp.idleRssMb, 0)} MB before → ${f(fiftyMp.peakRssMb, 0)} MB peak (+${f(fiftyMp.addedMb, 0)} MB)`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench: ${error.stack}\n`);
+  process.exit(1);
+});
