@@ -251,7 +251,7 @@ describe('a storage failure answers 500 and leaves nothing behind', () => {
     expect(await app.strapi.db.query('plugin::image-api.image').count()).toBe(1);
   });
 
-  test('the database fails after the files were written', async () => {
+  test('the database fails before anything is written (the journal insert)', async () => {
     const before = new Set(fs.readdirSync(app.uploadsDir));
     const files = await app.strapi.db.query('plugin::upload.file').count();
     const transaction = jest.spyOn(app.strapi.db, 'transaction').mockRejectedValueOnce(new Error('connection lost'));
@@ -262,5 +262,37 @@ describe('a storage failure answers 500 and leaves nothing behind', () => {
     }
     expect(fs.readdirSync(app.uploadsDir).filter((f) => !before.has(f))).toEqual([]);
     expect(await app.strapi.db.query('plugin::upload.file').count()).toBe(files);
+  });
+
+  test('the database fails inside the recording transaction, after the files were written', async () => {
+    const before = new Set(fs.readdirSync(app.uploadsDir));
+    const counts = async () => ({
+      files: await app.strapi.db.query('plugin::upload.file').count(),
+      images: await app.strapi.db.query('plugin::image-api.image').count(),
+      pending: await app.strapi.db.query('plugin::image-api.pending-upload').count(),
+    });
+    const start = await counts();
+    const keys = app.strapi.plugin('image-api').service('api-keys');
+    const written: string[] = [];
+    const provider = app.strapi.plugin('upload').provider;
+    const uploadStream = provider.uploadStream;
+    provider.uploadStream = async (file: any) => {
+      written.push(`${file.hash}${file.ext}`);
+      return uploadStream.call(provider, file);
+    };
+    // Runs after the file row is inserted, inside the transaction (both attempts).
+    const recordUse = jest.spyOn(keys, 'recordUse').mockRejectedValue(new Error('deadlock'));
+    let attempts = 0;
+    try {
+      expectError(await form({ key, source: b64(small) }), 500, 500, 'Internal error');
+      attempts = recordUse.mock.calls.length;
+    } finally {
+      recordUse.mockRestore();
+      provider.uploadStream = uploadStream;
+    }
+    expect(written).toHaveLength(3);
+    expect(attempts).toBe(2);
+    expect(fs.readdirSync(app.uploadsDir).filter((f) => !before.has(f))).toEqual([]);
+    expect(await counts()).toEqual(start);
   });
 });

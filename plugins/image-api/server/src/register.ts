@@ -65,6 +65,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   strapi.db.lifecycles.subscribe({
     models: [KEY_UID],
+    // Any change to a key entry applies to the next request on this instance.
+    afterUpdate: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
+    afterUpdateMany: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
+    afterDelete: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
+    afterDeleteMany: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
     // An entry created in the Content Manager gets its key here, on the server.
     beforeCreate(event) {
       const data = event.params.data as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { pickSource } from '../../server/src/services/request-params';
 
-const file = { filepath: '/tmp/x', originalFilename: 'x.png', size: 3 };
+const file = { bytes: Buffer.from('abc'), originalFilename: 'x.png', size: 3 };
 
 describe('pickSource: file part, then text source, then text image', () => {
   test('the file part wins over text', () => {

@@ -32,8 +32,12 @@ export interface ImageApiConfig {
   tmpDir: string | null;
   /** Name of the Media Library folder API uploads go to. */
   folderName: string;
+  /** How long a key lookup is reused (ms); other instances see a key change within this time. */
+  keyCacheMs: number;
   /** Uploads whose images are processed at once per process; null: one per CPU core. */
   imageConcurrency: number | null;
+  /** libvips threads per image operation (sharp.concurrency); null: sharp's default (one per core). */
+  sharpThreads: number | null;
   /** JPEG quality of re-encoded originals and of the variants. */
   jpegQuality: number;
   /** Block every libvips loader but JPEG, PNG, GIF and WebP, process-wide. */
@@ -75,7 +79,9 @@ const defaults: ImageApiConfig = {
   sweepAfterMs: 10 * 60 * 1000,
   folderName: 'API uploads',
   jpegQuality: 85,
+  keyCacheMs: 2000,
   imageConcurrency: null,
+  sharpThreads: null,
   blockUnusedDecoders: true,
   keepExif: false,
   keyHashSecret: null,
@@ -103,7 +109,12 @@ function validator(config: ImageApiConfig): void {
   for (const key of ['maxBytes', 'maxPixels', 'thumbSize', 'mediumWidth', 'fetchTimeoutMs'] as const) {
     if (!isPositiveInt(config[key])) fail(key, 'a positive integer');
   }
-  if (config.imageConcurrency !== null && !isPositiveInt(config.imageConcurrency)) fail('imageConcurrency', 'a positive integer or null');
+  for (const key of ['imageConcurrency', 'sharpThreads'] as const) {
+    if (config[key] !== null && !isPositiveInt(config[key])) fail(key, 'a positive integer or null');
+  }
+  if (!Number.isInteger(config.keyCacheMs) || config.keyCacheMs < 0 || config.keyCacheMs > 5000) {
+    fail('keyCacheMs', 'an integer from 0 to 5000');
+  }
   if (!Number.isInteger(config.sweepAfterMs) || config.sweepAfterMs < 0) fail('sweepAfterMs', 'an integer ≥ 0');
   if (!Number.isInteger(config.fetchMaxRedirects) || config.fetchMaxRedirects < 0) {
     fail('fetchMaxRedirects', 'an integer ≥ 0');

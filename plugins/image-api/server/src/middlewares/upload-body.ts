@@ -1,10 +1,11 @@
 /**
  * Parses the bodies of the upload routes, with limits that fit the image limit (Strapi's body parser
  * refuses urlencoded bodies over 56 KB, and formidable mangles parts without a Content-Type).
- * - multipart (busboy): `source`/`image` parts stream to a per-request temp folder, capped; a part
- *   with no filename whose content is a URL or base64 text counts as a text field;
+ * - multipart (busboy): `source`/`image` parts are collected in memory, capped; a part with no
+ *   filename whose content is a URL or base64 text counts as a text field;
  * - urlencoded and JSON (co-body): read up to the limit, never past it;
- * - the temp folder is removed when the request ends, whatever happened.
+ * - a per-request temp folder (URL downloads) is made on demand and removed when the request ends,
+ *   whatever happened.
  * A refused body is not answered here: the error is left in `ctx.state.imageApi.bodyError` so the
  * controller answers it in the client's format.
  */
@@ -13,8 +14,6 @@ import coBody from 'co-body';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
-import { Transform } from 'stream';
-import { pipeline } from 'stream/promises';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../services/api-error';
 import type { FilePart } from '../services/request-params';
@@ -23,7 +22,8 @@ import type { FilePart } from '../services/request-params';
 export const DEFAULT_TMP_ROOT = path.join(os.tmpdir(), 'strapi-image-api');
 
 export interface UploadRequestState {
-  tmpDir: string;
+  /** The request's own temp folder, made on first use (URL downloads), removed when it ends. */
+  tempDir(): Promise<string>;
   bodyError: ApiError | null;
 }
 
@@ -55,39 +55,20 @@ function addField(fields: Fields, name: string, value: string) {
   else fields[name] = Array.isArray(current) ? [...current, value] : [current, value];
 }
 
-/** A source part sent without filename or type holds either text (URL, base64) or raw bytes. */
-async function isTextSource(filepath: string): Promise<boolean> {
-  const handle = await fs.promises.open(filepath, 'r');
-  try {
-    const head = Buffer.alloc(1024);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return TEXT_SOURCE_HEAD.test(head.subarray(0, bytesRead).toString('latin1'));
-  } finally {
-    await handle.close();
-  }
-}
-
 interface SourcePart extends FilePart {
   name: string;
   /** Sent with neither filename nor Content-Type: text or raw bytes, decided by its content. */
   untyped: boolean;
 }
 
-/** Passes bytes through until more than `max` went by, then fails with the contract's 413. */
-function byteCap(max: number, maxBytes: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      callback(seen > max ? errors.tooBig(maxBytes) : null, chunk);
-    },
-  });
-}
-
-async function parseMultipart(ctx: Context, tmpDir: string, limits: BodyLimits) {
+/**
+ * Multipart with busboy. Image parts are collected in memory: each is capped (10 MB for a file part,
+ * the text limit for an untyped one that may hold base64), parsing stops the moment a cap is
+ * passed, and nothing touches the disk.
+ */
+async function parseMultipart(ctx: Context, limits: BodyLimits) {
   const fields: Fields = {};
   const parts: SourcePart[] = [];
-  const writes: Promise<void>[] = [];
   let tooBig = false;
 
   await new Promise<void>((resolve, reject) => {
@@ -117,31 +98,36 @@ async function parseMultipart(ctx: Context, tmpDir: string, limits: BodyLimits) 
         stream.resume();
         return;
       }
-      const filepath = path.join(tmpDir, `part-${parts.length + 1}`);
       const untyped = filename === undefined && mimetype === 'text/plain';
-      parts.push({ name, filepath, originalFilename: filename ?? null, size: 0, untyped });
+      const part: SourcePart = { name, bytes: Buffer.alloc(0), originalFilename: filename ?? null, size: 0, untyped };
+      parts.push(part);
       // A part that is certainly a file stops at the image limit; an untyped one may hold base64 text.
       const cap = untyped ? limits.maxTextBytes : limits.maxBytes;
-      const write = pipeline(stream, byteCap(cap, limits.maxBytes), fs.createWriteStream(filepath));
-      write.catch(abort);
-      writes.push(write);
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => {
+        part.size += chunk.length;
+        if (part.size > cap) abort(errors.tooBig(limits.maxBytes));
+        else chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        part.bytes = Buffer.concat(chunks);
+      });
     });
     parser.on('finish', resolve);
     parser.on('error', () => reject(errors.badRequest('Malformed multipart body')));
     ctx.req.on('aborted', () => abort(errors.badRequest('Request aborted')));
     ctx.req.pipe(parser);
   });
-  await Promise.all(writes);
   if (tooBig) throw errors.tooBig(limits.maxBytes);
 
   // The first real file of each name wins; untyped parts holding text are text fields.
   const files: Record<string, FilePart> = {};
   for (const part of parts) {
-    if (part.untyped && (await isTextSource(part.filepath))) {
-      addField(fields, part.name, await fs.promises.readFile(part.filepath, 'utf8'));
+    if (part.untyped && TEXT_SOURCE_HEAD.test(part.bytes.subarray(0, 1024).toString('latin1'))) {
+      addField(fields, part.name, part.bytes.toString('utf8'));
     } else if (!files[part.name]) {
-      const { filepath, originalFilename } = part;
-      files[part.name] = { filepath, originalFilename, size: (await fs.promises.stat(filepath)).size };
+      const { bytes, originalFilename, size } = part;
+      files[part.name] = { bytes, originalFilename, size };
     }
   }
   return { fields, files };
@@ -161,9 +147,14 @@ async function parseText(ctx: Context, limits: BodyLimits): Promise<unknown> {
 export function uploadBody(limitsOf: () => BodyLimits) {
   return async (ctx: Context, next: Next) => {
     const limits = limitsOf();
-    await fs.promises.mkdir(limits.tmpRoot, { recursive: true });
-    const tmpDir = await fs.promises.mkdtemp(path.join(limits.tmpRoot, 'req-'));
-    const state: UploadRequestState = { tmpDir, bodyError: null };
+    let tmpDir: Promise<string> | null = null;
+    const state: UploadRequestState = {
+      tempDir: () =>
+        (tmpDir ??= fs.promises
+          .mkdir(limits.tmpRoot, { recursive: true })
+          .then(() => fs.promises.mkdtemp(path.join(limits.tmpRoot, 'req-')))),
+      bodyError: null,
+    };
     ctx.state.imageApi = state;
     try {
       const request = ctx.request as unknown as { body?: unknown; files?: Record<string, FilePart> };
@@ -176,7 +167,7 @@ export function uploadBody(limitsOf: () => BodyLimits) {
         }
         if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
           if (ctx.is('multipart')) {
-            const { fields, files } = await parseMultipart(ctx, tmpDir, limits);
+            const { fields, files } = await parseMultipart(ctx, limits);
             request.body = fields;
             request.files = files;
           } else if (ctx.is('json', 'urlencoded')) {
@@ -192,7 +183,7 @@ export function uploadBody(limitsOf: () => BodyLimits) {
       }
       await next();
     } finally {
-      await fs.promises.rm(tmpDir, { recursive: true, force: true });
+      if (tmpDir) await fs.promises.rm(await tmpDir, { recursive: true, force: true });
     }
   };
 }

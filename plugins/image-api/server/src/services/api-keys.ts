@@ -1,8 +1,9 @@
 /**
  * API keys: issued with a recognisable prefix; stored as an HMAC-SHA256 (server secret) for lookup,
  * compared in constant time, plus a copy encrypted with Strapi's ENCRYPTION_KEY so an admin can
- * reveal it again. No cache: a revocation, expiry or deletion applies to the very next request on
- * every instance.
+ * reveal it again. Lookups are cached for `keyCacheMs` (2 s): any change to a key entry clears the
+ * cache of the instance it happened on at once, and the others within that time, inside the 5 s the
+ * product allows. Expiry is checked against the clock on every request.
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
@@ -54,7 +55,13 @@ const LIST_FIELDS = [
   'upload_count', 'key_prefix', 'key_last4', 'createdAt',
 ];
 
+interface CachedKey {
+  key: AuthenticatedKey & { active: boolean; expiresAt: string | null };
+  until: number;
+}
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const cache = new Map<string, CachedKey>();
   const secret = (): string => {
     const value: string | undefined =
       strapi.plugin('image-api').config<string | null>('keyHashSecret') ||
@@ -87,15 +94,36 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async authenticate(key: string | null): Promise<AuthenticatedKey> {
       if (!key) throw errors.noKey();
       const digest = hashKey(key, secret());
-      const entry = await query().findOne({
-        where: { key_hash: digest },
-        select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'key_hash'],
-        populate: { owner: { select: ['id'] } },
-      });
-      if (!entry || !sameDigest(entry.key_hash, digest)) throw errors.invalidKey();
-      if (!entry.active) throw errors.revokedKey();
-      if (isExpired(entry.expires_at)) throw errors.expiredKey();
-      return { id: entry.id, name: entry.name, rateLimit: entry.rate_limit || null, ownerId: entry.owner?.id ?? null };
+      let cached = cache.get(digest);
+      if (!cached || cached.until < Date.now()) {
+        const entry = await query().findOne({
+          where: { key_hash: digest },
+          select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'key_hash'],
+          populate: { owner: { select: ['id'] } },
+        });
+        if (!entry || !sameDigest(entry.key_hash, digest)) throw errors.invalidKey();
+        cached = {
+          key: {
+            id: entry.id,
+            name: entry.name,
+            rateLimit: entry.rate_limit || null,
+            ownerId: entry.owner?.id ?? null,
+            active: entry.active,
+            expiresAt: entry.expires_at ?? null,
+          },
+          until: Date.now() + strapi.plugin('image-api').config<number>('keyCacheMs'),
+        };
+        cache.set(digest, cached);
+      }
+      const { active, expiresAt, ...found } = cached.key;
+      if (!active) throw errors.revokedKey();
+      if (isExpired(expiresAt)) throw errors.expiredKey();
+      return found;
+    },
+
+    /** Forgets cached lookups (a key entry changed on this instance). */
+    forgetCached() {
+      cache.clear();
     },
 
     /**

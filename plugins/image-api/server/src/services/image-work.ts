@@ -11,8 +11,9 @@ import sharp from 'sharp';
 export type ImageWorkLimit = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** Sets sharp up for this workload and returns the limiter (`concurrency` null: one per core). */
-export function createImageWorkLimit(concurrency: number | null): ImageWorkLimit {
+export function createImageWorkLimit(concurrency: number | null, threadsPerImage: number | null): ImageWorkLimit {
   sharp.cache(false);
+  if (threadsPerImage !== null) sharp.concurrency(threadsPerImage);
   const limit = pLimit(concurrency ?? Math.max(1, os.availableParallelism?.() ?? os.cpus().length));
   return (work) => limit(work);
 }

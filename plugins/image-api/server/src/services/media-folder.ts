@@ -14,6 +14,8 @@ export interface MediaFolder {
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   let pending: Promise<MediaFolder> | null = null;
+  let checkedAt = 0;
+  const CHECK_EVERY_MS = 5000;
 
   const findOldest = async (name: string): Promise<MediaFolder | null> => {
     const [folder] = await strapi.db.query(FOLDER_UID).findMany({
@@ -42,12 +44,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     /**
-     * The folder, checked to still exist (an editor may have deleted it, on any instance): one
-     * primary-key lookup, found again or recreated when gone.
+     * The folder, checked at most every 5 s to still exist (an editor may have deleted it, on any
+     * instance; `refresh` forces the check): found again or recreated when gone.
      */
-    async current(): Promise<MediaFolder> {
+    async current(refresh = false): Promise<MediaFolder> {
       const folder = await this.get();
+      if (!refresh && Date.now() - checkedAt < CHECK_EVERY_MS) return folder;
       const exists = await strapi.db.query(FOLDER_UID).findOne({ where: { id: folder.id }, select: ['id'] });
+      checkedAt = Date.now();
       return exists ? folder : this.get(true);
     },
 

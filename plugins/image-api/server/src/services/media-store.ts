@@ -112,8 +112,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
         if (failed) throw failed.reason;
 
-        const created = await strapi.db.transaction(async ({ trx }) => {
-          const folder = await strapi.plugin('image-api').service('media-folder').current();
+        // The folder is checked every few seconds; if an editor deleted it just now, the first
+        // attempt fails on it and the second finds or recreates it.
+        const record = (refreshFolder: boolean) => strapi.db.transaction(async ({ trx }) => {
+          const folder = await strapi.plugin('image-api').service('media-folder').current(refreshFolder);
           const fileEntry = await strapi.db.query(FILE_UID).create({
             data: {
               name: upload.originalFilename,
@@ -159,6 +161,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             },
           });
         });
+        const created = await record(false).catch(() => record(true));
 
         return {
           ...variantView(original, set.original),

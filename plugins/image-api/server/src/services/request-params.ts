@@ -4,9 +4,9 @@
  */
 import type { Context } from 'koa';
 
-/** A multipart file part as the body parser left it on disk. */
+/** A multipart file part as the body parser collected it. */
 export interface FilePart {
-  filepath: string;
+  bytes: Buffer;
   originalFilename: string | null;
   size: number;
 }
@@ -36,9 +36,9 @@ function text(value: unknown): string | null {
 
 function filePart(value: unknown): FilePart | null {
   const file = Array.isArray(value) ? value[0] : value;
-  if (file && typeof file === 'object' && typeof (file as FilePart).filepath === 'string') {
-    const { filepath, originalFilename, size } = file as FilePart;
-    return { filepath, originalFilename: originalFilename || null, size };
+  if (file && typeof file === 'object' && Buffer.isBuffer((file as FilePart).bytes)) {
+    const { bytes, originalFilename, size } = file as FilePart;
+    return { bytes, originalFilename: originalFilename || null, size };
   }
   return null;
 }

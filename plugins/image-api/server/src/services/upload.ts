@@ -22,8 +22,8 @@ import type { ImageApiConfig } from '../config';
 
 export interface UploadContext {
   method: string;
-  /** Per-request temp folder, removed by the body middleware when the request ends. */
-  tmpDir: string;
+  /** The request's temp folder, made on first use, removed by the body middleware when the request ends. */
+  tempDir(): Promise<string>;
 }
 
 interface ReadSource {
@@ -42,7 +42,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     switch (source.kind) {
       case 'file': {
         if (source.file.size > cfg.maxBytes) throw errors.tooBig(cfg.maxBytes);
-        return { bytes: await fs.promises.readFile(source.file.filepath), filename: source.file.originalFilename };
+        return { bytes: source.file.bytes, filename: source.file.originalFilename };
       }
       case 'base64': {
         if (context.method === 'GET') throw errors.base64ViaGet();
@@ -54,7 +54,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           maxBytes: cfg.maxBytes,
           timeoutMs: cfg.fetchTimeoutMs,
           maxRedirects: cfg.fetchMaxRedirects,
-          destination: path.join(context.tmpDir, 'url-source'),
+          destination: path.join(await context.tempDir(), 'url-source'),
           resolver,
         });
         return { bytes: await fs.promises.readFile(fetched.filepath), filename: fetched.filename || null };
@@ -91,7 +91,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
       const { bytes, filename } = await readSource(params.source, context, cfg);
       if (bytes.length === 0) throw errors.emptySource();
-      imageWork ??= createImageWorkLimit(cfg.imageConcurrency);
+      imageWork ??= createImageWorkLimit(cfg.imageConcurrency, cfg.sharpThreads);
       const { set, originalExif } = await imageWork(async () => {
         const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
         const [set, originalExif] = await Promise.all([
