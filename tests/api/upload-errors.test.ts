@@ -234,9 +234,9 @@ test('every refusal above left no file and no row', async () => {
 describe('a storage failure answers 500 and leaves nothing behind', () => {
   test('the provider fails on the third file', async () => {
     const provider = app.strapi.plugin('upload').provider;
-    const original = provider.uploadStream;
+    const original = provider.upload;
     let calls = 0;
-    provider.uploadStream = async (file: any) => {
+    provider.upload = async (file: any) => {
       if (++calls === 3) throw new Error('disk full at /secret/path');
       return original.call(provider, file);
     };
@@ -245,7 +245,7 @@ describe('a storage failure answers 500 and leaves nothing behind', () => {
       const res = await form({ key, source: b64(small) });
       expectError(res, 500, 500, 'Internal error');
     } finally {
-      provider.uploadStream = original;
+      provider.upload = original;
     }
     expect(fs.readdirSync(app.uploadsDir).filter((f) => !before.has(f))).toEqual([]);
     expect(await app.strapi.db.query('plugin::image-api.image').count()).toBe(1);
@@ -275,8 +275,8 @@ describe('a storage failure answers 500 and leaves nothing behind', () => {
     const keys = app.strapi.plugin('image-api').service('api-keys');
     const written: string[] = [];
     const provider = app.strapi.plugin('upload').provider;
-    const uploadStream = provider.uploadStream;
-    provider.uploadStream = async (file: any) => {
+    const uploadStream = provider.upload;
+    provider.upload = async (file: any) => {
       written.push(`${file.hash}${file.ext}`);
       return uploadStream.call(provider, file);
     };
@@ -288,7 +288,7 @@ describe('a storage failure answers 500 and leaves nothing behind', () => {
       attempts = recordUse.mock.calls.length;
     } finally {
       recordUse.mockRestore();
-      provider.uploadStream = uploadStream;
+      provider.upload = uploadStream;
     }
     expect(written).toHaveLength(3);
     expect(attempts).toBe(2);

@@ -44,6 +44,7 @@ export interface ProviderFile {
   url?: string;
   provider_metadata?: Record<string, unknown>;
   getStream: () => Readable;
+  buffer?: Buffer;
 }
 
 const kilobytes = (bytes: number) => Math.round((bytes / 1000) * 100) / 100;
@@ -67,7 +68,20 @@ function providerFile(image: EncodedImage, hash: string): ProviderFile {
 const formatEntry = ({ getStream, ...file }: ProviderFile) => ({ ...file, path: null });
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const provider = () => strapi.plugin('upload').service('provider');
+  /**
+   * Writes one file through the configured provider. The bytes are in memory already, so a provider
+   * with a buffer API gets them as they are (the local one: one writeFile); stream-only providers
+   * get a stream, through the upload plugin's own provider service.
+   */
+  const write = async (file: ProviderFile, bytes: Buffer) => {
+    const provider = strapi.plugin('upload').provider;
+    if (typeof provider.upload === 'function') {
+      await provider.upload(Object.assign(file, { buffer: bytes }));
+      delete file.buffer;
+    } else {
+      await strapi.plugin('upload').service('provider').upload(file);
+    }
+  };
   const providerName = (): string => strapi.config.get('plugin::upload.provider') ?? 'local';
 
   const absolute = (url: string) => {
@@ -99,15 +113,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const thumb = providerFile(set.thumb, `${upload.name}.th`);
       const medium = providerFile(set.medium, `${upload.name}.md`);
       const all = [original, thumb, medium];
+      const bytes = [set.original.buffer, set.thumb.buffer, set.medium.buffer];
 
       // Journal first: if the process dies before the records are committed, the sweep knows the files.
-      const pending = await strapi.db.query(PENDING_UID).create({
-        data: { name: upload.name, files: all.map(({ hash, ext }) => ({ hash, ext })), publishedAt: new Date() },
+      // createMany/deleteMany: one statement each (create would read the row back, delete would too).
+      const {
+        ids: [pendingId],
+      } = await strapi.db.query(PENDING_UID).createMany({
+        data: [{ name: upload.name, files: all.map(({ hash, ext }) => ({ hash, ext })), publishedAt: new Date() }],
       });
+      const forgetPending = () => strapi.db.query(PENDING_UID).deleteMany({ where: { id: pendingId } });
       const written: ProviderFile[] = [];
       try {
         // Settle every write before judging, so a failure never races a write still under way.
-        const results = await Promise.allSettled(all.map((file) => provider().upload(file)));
+        const results = await Promise.allSettled(all.map((file, i) => write(file, bytes[i])));
         results.forEach((result, i) => result.status === 'fulfilled' && written.push(all[i]));
         const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
         if (failed) throw failed.reason;
@@ -139,7 +158,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               updatedBy: upload.ownerId,
             },
           });
-          await strapi.db.query(PENDING_UID).delete({ where: { id: pending.id } });
+          await forgetPending();
           if (upload.apiKeyId !== null) {
             await strapi.plugin('image-api').service('api-keys').recordUse(upload.apiKeyId, trx);
           }
@@ -181,7 +200,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         };
       } catch (error) {
         await removeFromProvider(written);
-        await strapi.db.query(PENDING_UID).delete({ where: { id: pending.id } }).catch(() => undefined);
+        await forgetPending().catch(() => undefined);
         throw error;
       }
     },

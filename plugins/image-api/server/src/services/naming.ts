@@ -29,7 +29,14 @@ export const MIME_BY_FORMAT = { jpeg: 'image/jpeg', png: 'image/png', gif: 'imag
 export function storedName(originalFilename: string | null, idEncoded: string): string {
   // The last path segment only (clients send "C:\\pics\\a.png" or "../a.png"), without its extension.
   const base = (originalFilename ?? '').split(/[\\/]/).pop()!.replace(/\.[^.]*$/, '');
-  const slug = slugify(base, { decamelize: false }).slice(0, 60).replace(/-+$/, '');
+  // Plain ASCII names (most of them) need no transliteration: a regex does the slug's work.
+  const slug = (
+    /^[A-Za-z0-9 ._-]*$/.test(base)
+      ? base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
+      : slugify(base, { decamelize: false })
+  )
+    .slice(0, 60)
+    .replace(/-+$/, '');
   return slug ? `${slug}-${idEncoded}` : idEncoded;
 }
 
