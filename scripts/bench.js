@@ -11,7 +11,8 @@
  *   b. ours:   POST /api/1/upload, multipart;
  *   c. stock:  Strapi's POST /api/upload with default upload settings.
  * Prints req/s, p50, p99, the server's peak RSS and the ratios b/a and b/c; then base64 and URL
- * sources against multipart, and the RSS cost of one 50 MP upload. Only loopback traffic.
+ * sources against multipart; and, on the fresh server before any stock upload, the RSS cost of one
+ * 50 MP upload and the peak RSS of a concurrency-8 run of 12 MP uploads. Only loopback traffic.
  */
 'use strict';
 
@@ -269,6 +270,16 @@ async function main() {
     fiftyMp = { status: bigRes.status, idleRssMb: idleRss, peakRssMb: peak50, addedMb: peak50 - idleRss };
   }
 
+  // Peak RSS through a concurrency-8 run of 12 MP uploads, on the fresh server: before any stock
+  // upload has grown the process (the table's RSS columns share one process for ours and stock).
+  let rss12mp = null;
+  if (!SKIP.has('rss') && fixtures['jpeg-12mp'] && bodies['jpeg-12mp']) {
+    const stopSampling = sampleRss(server.pid);
+    const before = rssMb(server.pid);
+    const run = await measure(runners.ours('jpeg-12mp'), 8, SECONDS);
+    rss12mp = { beforeMb: before, peakMb: stopSampling(), rps: run.count / run.elapsed, errors: run.errors };
+  }
+
   // Warm up every path once (JIT, sharp, the stock plugin's folder).
   for (const name of names) for (const mode of [...MODES, 'base64', 'url']) await runners[mode](name)().catch((e) => log(`warm-up ${mode} ${name}: ${e.message}`));
 
@@ -311,7 +322,7 @@ async function main() {
   fs.rmSync(workDir, { recursive: true, force: true });
 
   const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, sharp: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/sharp/package.json'), 'utf8')).version, libvips: sharp.versions.vips };
-  const report = { machine, seconds: SECONDS, rounds: ROUNDS, results, sources, fiftyMp };
+  const report = { machine, seconds: SECONDS, rounds: ROUNDS, results, sources, fiftyMp, rss12mp };
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
@@ -319,7 +330,7 @@ async function main() {
   print(report);
 }
 
-function print({ machine, results, sources, fiftyMp, seconds, rounds }) {
+function print({ machine, results, sources, fiftyMp, rss12mp, seconds, rounds }) {
   const f = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
   const out = [];
   out.push(`machine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, sharp ${machine.sharp} / libvips ${machine.libvips}`);
@@ -338,6 +349,9 @@ function print({ machine, results, sources, fiftyMp, seconds, rounds }) {
   out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const s of sources) out.push(`| ${s.fixture} | ${f(s.multipart)} | ${f(s.base64)} | ${f(s.url)} | ${f(s.base64OverMultipart, 2)} | ${f(s.urlOverMultipart, 2)} |`);
   out.push('');
+  if (rss12mp) {
+    out.push(`concurrency-8 run of 12 MP uploads (ours) on the fresh server: ${f(rss12mp.rps)} req/s, RSS ${f(rss12mp.beforeMb, 0)} MB before → ${f(rss12mp.peakMb, 0)} MB peak${rss12mp.errors ? `, ${rss12mp.errors} errors` : ''}`);
+  }
   if (fiftyMp) {
     out.push(`one 50 MP JPEG upload (HTTP ${fiftyMp.status}) on the fresh server: RSS ${f(fiftyMp.idleRssMb, 0)} MB before → ${f(fiftyMp.peakRssMb, 0)} MB peak (+${f(fiftyMp.addedMb, 0)} MB)`);
   }
