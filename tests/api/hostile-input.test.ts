@@ -136,6 +136,23 @@ describe('oversized bodies stop being read at the limit', () => {
   });
 });
 
+test('multipart that ends in the middle of a big part: 400 every time, and the server stays up', async () => {
+  const boundary = 'cutBoundary';
+  const image = await png(600, 600);
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="key"\r\n\r\n${key}\r\n`),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="source"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+    image.subarray(0, Math.floor(image.length * 0.8)),
+  ]);
+  for (let i = 0; i < 20; i++) {
+    const res = await app.http.post('/api/1/upload').set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ message: 'Malformed multipart body', code: 400 });
+  }
+  expect((await app.http.get('/_health')).status).toBe(204);
+  expect(tempLeft()).toEqual([]);
+});
+
 test('a client that aborts mid-upload leaves no temp file, no stored file and no row', async () => {
   const before = await storedCounts();
   const image = await png(400, 400);

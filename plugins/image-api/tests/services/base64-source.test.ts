@@ -1,16 +1,8 @@
 import { decodeBase64Source, decodedLength } from '../../server/src/services/base64-source';
-import { ApiError } from '../../server/src/services/api-error';
+import { refusal } from '../refusal';
 
 const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0xfb, 0xef]);
 
-const refusal = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (error) {
-    return { status: (error as ApiError).status, code: (error as ApiError).code };
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('decodeBase64Source', () => {
   test.each([
@@ -25,14 +17,14 @@ describe('decodeBase64Source', () => {
 
   test.each([['empty', ''], ['spaces only', '   '], ['bad characters', 'abc$def'], ['impossible length', 'abcde'], ['padding inside', 'ab==cd']])(
     'refuses %s with 400/120',
-    (_label, text) => {
-      expect(refusal(() => decodeBase64Source(text, 1000))).toEqual({ status: 400, code: 120 });
+    async (_label, text) => {
+      expect(await refusal(() => decodeBase64Source(text, 1000))).toMatchObject({ status: 400, code: 120 });
     }
   );
 
-  test('refuses more than maxBytes decoded with 413/313, before decoding', () => {
+  test('refuses more than maxBytes decoded with 413/313, before decoding', async () => {
     const text = Buffer.alloc(1001).toString('base64');
-    expect(refusal(() => decodeBase64Source(text, 1000))).toEqual({ status: 413, code: 313 });
+    expect(await refusal(() => decodeBase64Source(text, 1000))).toMatchObject({ status: 413, code: 313 });
     expect(decodeBase64Source(Buffer.alloc(1000).toString('base64'), 1000).length).toBe(1000);
   });
 

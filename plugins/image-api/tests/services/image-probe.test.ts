@@ -2,15 +2,8 @@ import sharp from 'sharp';
 import { probeImage, sniffType } from '../../server/src/services/image-probe';
 import { IMAGE_TYPES } from '../../server/src/config';
 import { bmp, gif, html, jpeg, pdf, png, randomBytes, svg, tiff, webp, animated, rotatedJpeg } from '../../../../tests/helpers/fixtures';
+import { refusal } from '../refusal';
 
-const refusal = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-  } catch (error: any) {
-    return { status: error.status, code: error.code, message: error.message };
-  }
-  throw new Error('expected a refusal');
-};
 
 describe('sniffType: the bytes decide', () => {
   test.each([

@@ -9,6 +9,7 @@ import path from 'path';
 import { createAddressPolicy } from '../../server/src/services/address-policy';
 import { fetchSource, type Resolver } from '../../server/src/services/source-fetcher';
 import { startFixtureServer, type FixtureServer } from '../../../../tests/helpers/fixture-server';
+import { refusal } from '../refusal';
 
 let fixtures: FixtureServer;
 let dir: string;
@@ -33,14 +34,6 @@ const options = (resolver?: Resolver, allowlist = ['127.0.0.1']) => ({
   destination: path.join(dir, 'out'),
   resolver,
 });
-const refusal = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-  } catch (error: any) {
-    return { status: error.status, code: error.code, message: error.message };
-  }
-  throw new Error('expected a refusal');
-};
 
 test('downloads to the destination and reports bytes and the last path segment', async () => {
   const result = await fetchSource(fixtures.url('/img/a.png'), options());

@@ -112,6 +112,9 @@ async function parseMultipart(ctx: Context, limits: BodyLimits) {
       stream.on('end', () => {
         part.bytes = Buffer.concat(chunks);
       });
+      // A part cut short (truncated multipart) errors on its own stream: without this listener that
+      // error would be unhandled and take the process down.
+      stream.on('error', () => abort(errors.badRequest('Malformed multipart body')));
     });
     parser.on('finish', resolve);
     parser.on('error', () => reject(errors.badRequest('Malformed multipart body')));
