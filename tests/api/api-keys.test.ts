@@ -136,6 +136,22 @@ describe('owners', () => {
     expect(listed.body.createdBy).toMatchObject({ firstname: 'Ada' });
   });
 
+  test('a key owned by a users-permissions user: its images are that user\'s', async () => {
+    const role = await app.strapi.db.query('plugin::users-permissions.role').findOne({ where: { type: 'authenticated' } });
+    const user = await app.strapi.db.query('plugin::users-permissions.user').create({
+      data: { username: 'bob', email: 'bob@img.test', provider: 'local', confirmed: true, role: role.id },
+    });
+    const { key } = await createInPanel({ name: 'Owned by a site user', owner_user: { connect: [{ id: user.id }] } });
+    const res = await upload(key);
+    expect(res.status).toBe(200);
+    const record = await app.strapi.db.query('plugin::image-api.image').findOne({
+      where: { id_encoded: res.body.image.id_encoded },
+      populate: { owner_user: true, owner: true },
+    });
+    expect(record.owner_user.email).toBe('bob@img.test');
+    expect(record.owner).toBeNull();
+  });
+
   test('images uploaded with an unowned key have no owner', async () => {
     const { key } = await createInPanel({ name: 'Unowned' });
     const res = await upload(key);

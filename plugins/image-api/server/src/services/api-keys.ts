@@ -35,7 +35,10 @@ export interface AuthenticatedKey {
   id: number;
   name: string;
   rateLimit: string | null;
+  /** The admin user the key belongs to. */
   ownerId: number | null;
+  /** The users-permissions user the key belongs to (when that plugin is installed). */
+  ownerUserId: number | null;
 }
 
 export const generateKey = () => `${KEY_PREFIX}${randomId(32)}`;
@@ -96,10 +99,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const digest = hashKey(key, secret());
       let cached = cache.get(digest);
       if (!cached || cached.until < Date.now()) {
+        const hasUserOwner = 'owner_user' in strapi.contentType(KEY_UID).attributes;
         const entry = await query().findOne({
           where: { key_hash: digest },
           select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'key_hash'],
-          populate: { owner: { select: ['id'] } },
+          populate: { owner: { select: ['id'] }, ...(hasUserOwner ? { owner_user: { select: ['id'] } } : {}) },
         });
         if (!entry || !sameDigest(entry.key_hash, digest)) throw errors.invalidKey();
         cached = {
@@ -108,6 +112,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             name: entry.name,
             rateLimit: entry.rate_limit || null,
             ownerId: entry.owner?.id ?? null,
+            ownerUserId: entry.owner_user?.id ?? null,
             active: entry.active,
             expiresAt: entry.expires_at ?? null,
           },

@@ -27,6 +27,8 @@ export interface NewImage {
   apiKeyId: number | null;
   /** The admin user the key belongs to: the image is theirs ("created by" in the Media Library). */
   ownerId: number | null;
+  /** The users-permissions user the key belongs to: recorded on the image record. */
+  ownerUserId: number | null;
   /** What the original's EXIF said, when `keepExif` is on. */
   originalExif: Record<string, unknown> | null;
 }
@@ -175,6 +177,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               original_exifdata: upload.originalExif,
               api_key: upload.apiKeyId,
               owner: upload.ownerId,
+              ...(upload.ownerUserId !== null ? { owner_user: upload.ownerUserId } : {}),
               file: fileEntry.id,
               publishedAt: new Date(),
             },

@@ -115,6 +115,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         nsfw: params.nsfw,
         apiKeyId: apiKey.id,
         ownerId: apiKey.ownerId,
+        ownerUserId: apiKey.ownerUserId,
         originalExif,
       });
     },
