@@ -9,7 +9,7 @@ import type { Core } from '@strapi/strapi';
 import { errors, isApiError } from './api-error';
 import { decodeBase64Source } from './base64-source';
 import { createAddressPolicy } from './address-policy';
-import { fetchSource, type Resolver } from './source-fetcher';
+import { fetchSource } from './source-fetcher';
 import { probeImage } from './image-probe';
 import { buildImageSet } from './image-variants';
 import { readExif } from './image-metadata';
@@ -34,8 +34,6 @@ interface ReadSource {
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const config = (): ImageApiConfig => strapi.config.get('plugin::image-api');
-  /** Tests replace this to resolve names without DNS. */
-  let resolver: Resolver | undefined;
   let imageWork: ImageWorkLimit | null = null;
 
   async function readSource(source: SourceInput, context: UploadContext, cfg: ImageApiConfig): Promise<ReadSource> {
@@ -55,7 +53,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           timeoutMs: cfg.fetchTimeoutMs,
           maxRedirects: cfg.fetchMaxRedirects,
           destination: path.join(await context.tempDir(), 'url-source'),
-          resolver,
         });
         return { bytes: await fs.promises.readFile(fetched.filepath), filename: fetched.filename || null };
       }
@@ -63,10 +60,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
-    setResolver(custom: Resolver | undefined) {
-      resolver = custom;
-    },
-
     /**
      * Who is uploading, and may they: the address is checked for failed attempts, the key looked
      * up, one upload charged to its rate limit. Returns the quota headers of the answer.
