@@ -35,6 +35,8 @@ describe('viewer page', () => {
     expect(html).toContain(`<img src="${image.url}"`);
     expect(html).toContain('<meta property="og:title" content="Sunset &lt;over&gt; &quot;the&quot; sea">');
     expect(html).toContain(`<meta property="og:image" content="${image.medium.url}">`);
+    expect(html).toContain(`<meta property="og:image:width" content="${image.medium.width}">`);
+    expect(html).toContain(`<meta property="og:image:height" content="${image.medium.height}">`);
     expect(html).toContain(`<meta property="og:url" content="${image.url_viewer}">`);
     expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
     expect(html).toContain(`<meta name="twitter:image" content="${image.medium.url}">`);

@@ -31,18 +31,20 @@ export function viewerPage(image: ViewerImage, base: string, pageUrl: string): s
   const file = image.file!;
   const title = image.title || image.originalFilename || image.idEncoded;
   const imageUrl = absolute(base, file.url);
-  const preview = absolute(base, image.mediumUrl ?? file.url);
+  // Link previews show the medium (500 wide); its own dimensions go with it.
+  const preview = image.medium ?? file;
+  const previewUrl = absolute(base, preview.url);
   const views = `${image.views} ${image.views === 1 ? 'view' : 'views'}`;
   const meta = [
     ['property', 'og:type', 'website'],
     ['property', 'og:title', title],
     ['property', 'og:url', pageUrl],
-    ['property', 'og:image', preview],
-    ['property', 'og:image:width', String(file.width)],
-    ['property', 'og:image:height', String(file.height)],
+    ['property', 'og:image', previewUrl],
+    ['property', 'og:image:width', String(preview.width)],
+    ['property', 'og:image:height', String(preview.height)],
     ['name', 'twitter:card', 'summary_large_image'],
     ['name', 'twitter:title', title],
-    ['name', 'twitter:image', preview],
+    ['name', 'twitter:image', previewUrl],
     ...(image.description ? [['property', 'og:description', image.description]] : []),
   ]
     .map(([attr, key, value]) => `<meta ${attr}="${key}" content="${escapeHtml(value)}">\n`)

@@ -12,7 +12,8 @@ export interface ViewerImage {
   file: { url: string; width: number; height: number; mime: string; ext: string } | null;
   /** Bytes of the original (the file entry keeps kilobytes). */
   bytes: number;
-  mediumUrl: string | null;
+  /** The `.md` variant, the image link previews show. */
+  medium: { url: string; width: number; height: number } | null;
 }
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -45,7 +46,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         originalFilename: record.original_filename ?? null,
         file,
         bytes: file ? Math.round(Number(file.size) * 1000) : 0,
-        mediumUrl: file?.formats?.medium?.url ?? null,
+        medium: file?.formats?.medium ?? null,
       };
     },
 
