@@ -155,6 +155,22 @@ describe('in Redis, shared by two instances', () => {
     }
   });
 
+  test('a revocation on one instance applies on another that had the key cached, within 5 s', async () => {
+    // Its own limit is off: this test polls, and the other instance has its own default limit.
+    const { key } = await app.strapi.plugin('image-api').service('api-keys').create({ name: 'cached elsewhere', rateLimit: 'off' });
+    const second = request(other.url);
+    expect((await upload(second, key)).status).toBe(200);
+    await app.strapi.plugin('image-api').service('api-keys').revoke('cached elsewhere');
+    const revokedAt = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - revokedAt < 6000) {
+      status = (await upload(second, key)).status;
+      if (status === 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(403);
+    expect(Date.now() - revokedAt).toBeLessThan(5000);
+  });
+
   test('a revocation on one instance applies on the other at once', async () => {
     const key = await app.createKey('revoked across instances');
     await app.strapi.plugin('image-api').service('api-keys').revoke('revoked across instances');
