@@ -11,12 +11,9 @@
  */
 'use strict';
 
-const { execFileSync } = require('child_process');
-const fs = require('fs');
 const path = require('path');
 const { parseArgs } = require('util');
-
-const APP_DIR = path.join(__dirname, '..');
+const { APP_DIR, ensureBuilt } = require('./ensure-built');
 const USAGE = `usage:
   apikey create --name NAME [--description TEXT] [--contact TEXT] [--owner ADMIN_EMAIL]
                 [--rate-limit SPEC] [--expires DATE|Nd]
@@ -37,18 +34,6 @@ function parseExpiry(text) {
 function fail(message) {
   process.stderr.write(`${message}\n`);
   process.exit(1);
-}
-
-/** Builds what the CLI boots from, if a fresh clone has not built it yet. */
-async function ensureBuilt() {
-  require('./ensure-env-lib').ensureEnv();
-  if (!fs.existsSync(path.join(APP_DIR, 'plugins/image-api/dist/server/index.js'))) {
-    execFileSync('npm', ['run', '--silent', 'build:plugin'], { cwd: APP_DIR, stdio: ['ignore', 2, 2] });
-  }
-  if (!fs.existsSync(path.join(APP_DIR, 'dist/config/plugins.js'))) {
-    const { compileStrapi } = require('@strapi/strapi');
-    await compileStrapi({ appDir: APP_DIR });
-  }
 }
 
 async function withStrapi(run) {

@@ -16,7 +16,7 @@
  */
 'use strict';
 
-const { execFileSync, spawn } = require('child_process');
+const { spawn } = require('child_process');
 const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
@@ -25,6 +25,7 @@ const path = require('path');
 const { parseArgs } = require('util');
 const sharp = require('sharp');
 const { loadFixtures } = require('../bench/fixtures');
+const { ensureBuilt } = require('./ensure-built');
 
 const ROOT = path.join(__dirname, '..');
 
@@ -47,16 +48,6 @@ const CONCURRENCY = opts.concurrency.split(',').map(Number);
 const SKIP = new Set(opts.skip.split(',').filter(Boolean));
 const MODES = ['floor', 'ours', 'stock'].filter((m) => !SKIP.has(m));
 const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
-
-function ensureBuilt() {
-  require('./ensure-env-lib').ensureEnv();
-  if (!fs.existsSync(path.join(ROOT, 'plugins/image-api/dist/server/index.js'))) {
-    execFileSync('npm', ['run', '--silent', 'build:plugin'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
-  }
-  if (!fs.existsSync(path.join(ROOT, 'dist/config/plugins.js'))) {
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
-  }
-}
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -212,7 +203,7 @@ function summarize(samples) {
 }
 
 async function main() {
-  ensureBuilt();
+  await ensureBuilt();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-bench-'));
   const floorDir = path.join(workDir, 'floor');
   fs.mkdirSync(floorDir);

@@ -142,5 +142,3 @@ export function imageJson(image: StoredImage, timeZone: string, now: Date = new 
     title: image.title,
   };
 }
-
-export type ImageJson = ReturnType<typeof imageJson>;

@@ -208,7 +208,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
-    removeFromProvider,
 
     /**
      * Removes what a crash left: provider files of journalled uploads older than `olderThanMs` that
