@@ -1,8 +1,9 @@
 /**
  * Parses the bodies of the upload routes, with limits that fit the image limit (Strapi's body parser
  * refuses urlencoded bodies over 56 KB, and formidable mangles parts without a Content-Type).
- * - multipart (busboy): `source`/`image` parts are collected in memory, capped; a part with no
- *   filename whose content is a URL or base64 text counts as a text field;
+ * - multipart (busboy): `source`/`image` parts are collected in memory, capped, into buffers lent
+ *   by a pool (see buffer-pool.ts) and given back when the request ends; a part with no filename
+ *   whose content is a URL or base64 text counts as a text field;
  * - urlencoded and JSON (co-body): read up to the limit, never past it;
  * - a per-request temp folder (URL downloads) is made on demand and removed when the request ends,
  *   whatever happened.
@@ -16,6 +17,7 @@ import os from 'os';
 import path from 'path';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../services/api-error';
+import { BufferPool, type BufferLease } from '../services/buffer-pool';
 import type { FilePart } from '../services/request-params';
 
 /** Where per-request folders go unless the `tmpDir` option says otherwise. */
@@ -66,7 +68,7 @@ interface SourcePart extends FilePart {
  * the text limit for an untyped one that may hold base64), parsing stops the moment a cap is
  * passed, and nothing touches the disk.
  */
-async function parseMultipart(ctx: Context, limits: BodyLimits) {
+async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (size: number) => Buffer) {
   const fields: Fields = {};
   const parts: SourcePart[] = [];
   let tooBig = false;
@@ -110,7 +112,9 @@ async function parseMultipart(ctx: Context, limits: BodyLimits) {
         else chunks.push(chunk);
       });
       stream.on('end', () => {
-        part.bytes = Buffer.concat(chunks);
+        part.bytes = borrow(part.size);
+        let offset = 0;
+        for (const chunk of chunks) offset += chunk.copy(part.bytes, offset);
       });
       // A part cut short (truncated multipart) errors on its own stream: without this listener that
       // error would be unhandled and take the process down.
@@ -148,8 +152,16 @@ async function parseText(ctx: Context, limits: BodyLimits): Promise<unknown> {
 
 /** The body middleware of the upload routes (see the file comment). */
 export function uploadBody(limitsOf: () => BodyLimits) {
+  // Sized for typical images: bigger parts get buffers of their own.
+  const pool = new BufferPool({ minBytes: 256 * 1024, maxBytes: 32 * 1024 * 1024, maxIdleBytes: 32 * 1024 * 1024 });
   return async (ctx: Context, next: Next) => {
     const limits = limitsOf();
+    const leases: BufferLease[] = [];
+    const borrow = (size: number) => {
+      const lease = pool.acquire(size);
+      leases.push(lease);
+      return lease.bytes;
+    };
     let tmpDir: Promise<string> | null = null;
     const state: UploadRequestState = {
       tempDir: () =>
@@ -170,7 +182,7 @@ export function uploadBody(limitsOf: () => BodyLimits) {
         }
         if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
           if (ctx.is('multipart')) {
-            const { fields, files } = await parseMultipart(ctx, limits);
+            const { fields, files } = await parseMultipart(ctx, limits, borrow);
             request.body = fields;
             request.files = files;
           } else if (ctx.is('json', 'urlencoded')) {
@@ -186,6 +198,8 @@ export function uploadBody(limitsOf: () => BodyLimits) {
       }
       await next();
     } finally {
+      // Everything that read the parts (image work, provider writes) has settled by now.
+      for (const lease of leases) lease.release();
       if (tmpDir) await fs.promises.rm(await tmpDir, { recursive: true, force: true });
     }
   };

@@ -7,6 +7,7 @@ import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from './api-error';
 import type { ProbedImage } from './image-probe';
 import { isClean, stripLossless } from './image-metadata';
+import { all } from './settle-all';
 
 export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp';
 
@@ -83,7 +84,7 @@ export async function buildImageSet(bytes: Buffer, probed: ProbedImage, options:
   };
 
   try {
-    const [original, { thumb, medium }] = await Promise.all([
+    const [original, { thumb, medium }] = await all<[EncodedImage, { thumb: EncodedImage; medium: EncodedImage }]>([
       storedOriginal(bytes, probed, format, open, options),
       renderVariants(open, format, options),
     ]);
@@ -107,7 +108,7 @@ async function renderVariants(open: () => Sharp, format: OutputFormat, options: 
   const pixels = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
   const crop = { fit: 'cover', position: 'centre' } as const;
   const smallMedium = Math.min(info.width, info.height) < options.thumbSize && info.width === options.mediumWidth;
-  const [medium, thumb] = await Promise.all([
+  const [medium, thumb] = await all<[EncodedImage, EncodedImage]>([
     render(pixels(), format, options.jpegQuality),
     render((smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop), format, options.jpegQuality),
   ]);

@@ -11,7 +11,8 @@ import { decodeBase64Source } from './base64-source';
 import { createAddressPolicy } from './address-policy';
 import { fetchSource } from './source-fetcher';
 import { probeImage } from './image-probe';
-import { buildImageSet } from './image-variants';
+import { buildImageSet, type ImageSet } from './image-variants';
+import { all } from './settle-all';
 import { readExif } from './image-metadata';
 import { createImageWorkLimit, type ImageWorkLimit } from './image-work';
 import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName } from './naming';
@@ -87,9 +88,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       imageWork ??= createImageWorkLimit(cfg.imageConcurrency, cfg.sharpThreads);
       const { set, originalExif } = await imageWork(async () => {
         const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
-        const [set, originalExif] = await Promise.all([
+        const [set, originalExif] = await all<[ImageSet, Record<string, unknown> | null]>([
           buildImageSet(bytes, probed, cfg),
-          cfg.keepExif && probed.hasMetadata ? readExif(bytes) : null,
+          cfg.keepExif && probed.hasMetadata ? readExif(bytes) : Promise.resolve(null),
         ]);
         return { set, originalExif };
       });
