@@ -2,7 +2,8 @@
 /**
  * Upload throughput against the image-processing floor.
  *
- *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8] [--profile]
+ *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8]
+ *                    [--skip stock,sources,50mp,rss] [--profile] [--threads] [--node-flags "--trace-gc"] [--server-log F]
  *
  * Starts the production app (bench/server.js) on a scratch SQLite database with rate limits off,
  * generates its fixtures (bench/fixtures.js), then measures, alternating in one run:
@@ -10,7 +11,8 @@
  *              cover thumb and a 500-wide medium, with sharp);
  *   b. ours:   POST /api/1/upload, multipart;
  *   c. stock:  Strapi's POST /api/upload with default upload settings.
- * Prints req/s, p50, p99, the server's peak RSS and the ratios b/a and b/c; then base64 and URL
+ * Prints req/s, p50, p99, the server's peak RSS, the ratios b/a and b/c, and the CPU time per upload
+ * (all threads, and the main thread alone: where the per-request overhead shows); then base64 and URL
  * sources against multipart; and, on the fresh server before any stock upload, the RSS cost of one
  * 50 MP upload and the peak RSS of a concurrency-8 run of 12 MP uploads. Only loopback traffic.
  */
@@ -40,6 +42,11 @@ const { values: opts } = parseArgs({
     profile: { type: 'boolean', default: false },
     // Skip parts: e.g. --skip stock,sources,50mp while profiling.
     skip: { type: 'string', default: '' },
+    // Diagnostics: CPU per upload by thread group; Node flags for the server (e.g. "--trace-gc");
+    // a file that gets the server's stdout (where such traces go).
+    threads: { type: 'boolean', default: false },
+    'node-flags': { type: 'string' },
+    'server-log': { type: 'string' },
   },
 });
 const SECONDS = Number(opts.seconds);
@@ -61,8 +68,11 @@ const freePort = () =>
 async function startServer(workDir) {
   const port = await freePort();
   fs.mkdirSync(path.join(workDir, 'public', 'uploads'), { recursive: true });
-  const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench', 'out', 'profile')}`] : [];
-  const child = spawn(process.execPath, [...profile, path.join(ROOT, 'bench', 'server.js')], {
+  const flags = [
+    ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench', 'out', 'profile')}`] : []),
+    ...(opts['node-flags'] ? opts['node-flags'].split(' ').filter(Boolean) : []),
+  ];
+  const child = spawn(process.execPath, [...flags, path.join(ROOT, 'bench', 'server.js')], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -84,6 +94,7 @@ async function startServer(workDir) {
   const info = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
+      if (opts['server-log']) fs.appendFileSync(opts['server-log'], chunk);
       out += chunk;
       const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
       if (line) resolve(JSON.parse(line));
@@ -102,6 +113,31 @@ function rssMb(pid) {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU time (user + system) each thread of a process has used so far, in ms, from /proc: `total`, the
+ * main (JavaScript) thread's, and by thread name (libuv and V8 helpers are "node", libvips' own
+ * "libvips worker"). Steadier than req/s on a noisy box.
+ */
+function threadCpuMs(pid) {
+  const result = { total: 0, main: 0, byName: {} };
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    let name, stat;
+    try {
+      name = tid === String(pid) ? 'main' : fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    // utime and stime: fields 14 and 15, in clock ticks (100 per second on Linux).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+    result.total += ms;
+    if (name === 'main') result.main += ms;
+    result.byName[name] = (result.byName[name] ?? 0) + ms;
+  }
+  return result;
 }
 
 function sampleRss(pid) {
@@ -199,6 +235,10 @@ function summarize(samples) {
     count,
     errors: samples.reduce((n, s) => n + s.errors, 0),
     peakRssMb: Math.max(0, ...samples.map((s) => s.peakRssMb ?? 0)),
+    // CPU time per completed upload, of the process doing the work (the floor: this one, running
+    // nothing else meanwhile; ours and stock: the server), all threads and the main thread alone.
+    cpuMsPerUpload: count ? samples.reduce((n, s) => n + s.cpu.total, 0) / count : NaN,
+    mainThreadCpuMsPerUpload: count ? samples.reduce((n, s) => n + s.cpu.main, 0) / count : NaN,
   };
 }
 
@@ -280,11 +320,23 @@ async function main() {
       const samples = { floor: [], ours: [], stock: [] };
       for (let round = 0; round < ROUNDS; round++) {
         for (const mode of MODES) {
-          const stopSampling = sampleRss(mode === 'floor' ? process.pid : server.pid);
+          const pid = mode === 'floor' ? process.pid : server.pid;
+          const stopSampling = sampleRss(pid);
+          const cpuBefore = threadCpuMs(pid);
           const sample = await measure(runners[mode](name), concurrency, SECONDS);
           sample.peakRssMb = stopSampling();
+          const cpuAfter = threadCpuMs(pid);
+          sample.cpu = { total: cpuAfter.total - cpuBefore.total, main: cpuAfter.main - cpuBefore.main };
           samples[mode].push(sample);
-          log(`  ${name} c=${concurrency} ${mode} round ${round + 1}: ${(sample.count / sample.elapsed).toFixed(2)} req/s${sample.errors ? `, ${sample.errors} errors` : ''}`);
+          const perUpload = (ms) => (ms / Math.max(1, sample.count)).toFixed(1);
+          log(
+            `  ${name} c=${concurrency} ${mode} round ${round + 1}: ${(sample.count / sample.elapsed).toFixed(2)} req/s, ` +
+              `CPU ms/upload ${perUpload(sample.cpu.total)} (main thread ${perUpload(sample.cpu.main)})${sample.errors ? `, ${sample.errors} errors` : ''}`
+          );
+          if (opts.threads) {
+            const groups = Object.keys(cpuAfter.byName).map((n) => `${n} ${perUpload(cpuAfter.byName[n] - (cpuBefore.byName[n] ?? 0))}`);
+            log(`      by thread: ${groups.join(', ')}`);
+          }
         }
       }
       const row = { fixture: name, concurrency, floor: summarize(samples.floor), ours: summarize(samples.ours), stock: summarize(samples.stock.length ? samples.stock : [{ count: 0, elapsed: 1, latencies: [], errors: 0 }]) };
@@ -327,11 +379,11 @@ function print({ machine, results, sources, fiftyMp, rss12mp, seconds, rounds })
   out.push(`machine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, sharp ${machine.sharp} / libvips ${machine.libvips}`);
   out.push(`${rounds} rounds × ${seconds} s per cell, alternating floor / ours / stock`);
   out.push('');
-  out.push('| fixture | conc | floor req/s | ours req/s | ours p50 / p99 ms | ours peak RSS MB | stock req/s | stock p50 / p99 ms | stock peak RSS MB | b/a | b/c |');
-  out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  out.push('| fixture | conc | floor req/s | ours req/s | ours p50 / p99 ms | ours peak RSS MB | stock req/s | stock p50 / p99 ms | stock peak RSS MB | b/a | b/c | CPU ms/upload: floor / ours (main thread) |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of results) {
     out.push(
-      `| ${r.fixture} | ${r.concurrency} | ${f(r.floor.rps)} | ${f(r.ours.rps)} | ${f(r.ours.p50, 0)} / ${f(r.ours.p99, 0)} | ${f(r.ours.peakRssMb, 0)} | ${f(r.stock.rps, 2)} | ${f(r.stock.p50, 0)} / ${f(r.stock.p99, 0)} | ${f(r.stock.peakRssMb, 0)} | ${f(r.oursOverFloor, 2)} | ${f(r.oursOverStock, 1)} |` +
+      `| ${r.fixture} | ${r.concurrency} | ${f(r.floor.rps)} | ${f(r.ours.rps)} | ${f(r.ours.p50, 0)} / ${f(r.ours.p99, 0)} | ${f(r.ours.peakRssMb, 0)} | ${f(r.stock.rps, 2)} | ${f(r.stock.p50, 0)} / ${f(r.stock.p99, 0)} | ${f(r.stock.peakRssMb, 0)} | ${f(r.oursOverFloor, 2)} | ${f(r.oursOverStock, 1)} | ${f(r.floor.cpuMsPerUpload)} / ${f(r.ours.cpuMsPerUpload)} (${f(r.ours.mainThreadCpuMsPerUpload)}) |` +
         (r.ours.errors || r.stock.errors ? ` errors: ours ${r.ours.errors}, stock ${r.stock.errors}` : '')
     );
   }
