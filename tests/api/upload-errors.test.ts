@@ -254,11 +254,13 @@ describe('a storage failure answers 500 and leaves nothing behind', () => {
   test('the database fails before anything is written (the journal insert)', async () => {
     const before = new Set(fs.readdirSync(app.uploadsDir));
     const files = await app.strapi.db.query('plugin::upload.file').count();
-    const transaction = jest.spyOn(app.strapi.db, 'transaction').mockRejectedValueOnce(new Error('connection lost'));
+    const records = app.strapi.plugin('image-api').service('upload-records');
+    const journal = jest.spyOn(records, 'journal').mockRejectedValueOnce(new Error('connection lost'));
     try {
       expectError(await form({ key, source: b64(small) }), 500, 500, 'Internal error');
+      expect(journal).toHaveBeenCalledTimes(1);
     } finally {
-      transaction.mockRestore();
+      journal.mockRestore();
     }
     expect(fs.readdirSync(app.uploadsDir).filter((f) => !before.has(f))).toEqual([]);
     expect(await app.strapi.db.query('plugin::upload.file').count()).toBe(files);

@@ -81,6 +81,51 @@ describe('Media Library', () => {
     expect(folders).toHaveLength(1);
   });
 
+  test('the rows link up as Strapi links them: file in its folder (last), image record to its file and key', async () => {
+    const first = await upload();
+    const second = await upload();
+    const records = await app.strapi.db.query('plugin::image-api.image').findMany({
+      where: { name: { $in: [first.name, second.name] } },
+      populate: { file: { populate: { folder: true } }, api_key: true },
+      orderBy: { id: 'asc' },
+    });
+    expect(records.map((r: any) => r.file.hash)).toEqual([first.name, second.name]);
+    expect(records.map((r: any) => r.file.folder.name)).toEqual(['API uploads', 'API uploads']);
+    const keyEntry = await app.strapi.db.query('plugin::image-api.api-key').findOne({ where: { key_prefix: key.slice(0, 8) } });
+    expect(records.map((r: any) => r.api_key.id)).toEqual([keyEntry.id, keyEntry.id]);
+    expect(records[0].documentId).toMatch(/^[a-z0-9]{24}$/);
+    // The answer's date is the record's.
+    expect(new Date(records[0].createdAt).toISOString().slice(0, 19).replace('T', ' ')).toBe(first.date_gmt);
+    // The folder's file order: each new file one past the last, as the entity manager would write it.
+    const folder = await app.strapi.db.query('plugin::upload.folder').findOne({ where: { name: 'API uploads' }, populate: { files: { select: ['hash'] } } });
+    const hashes = folder.files.map((f: any) => f.hash);
+    expect(hashes.indexOf(second.name)).toBe(hashes.indexOf(first.name) + 1);
+    expect(hashes[hashes.length - 1]).toBe(second.name);
+  });
+
+  test('database lifecycles still run for API uploads (subscribers to file and image creation hear of them)', async () => {
+    const heard: Array<{ model: string; action: string; hash?: string; id?: number }> = [];
+    const unsubscribe = app.strapi.db.lifecycles.subscribe({
+      models: ['plugin::upload.file', 'plugin::image-api.image'],
+      beforeCreate: (event: any) => void heard.push({ model: event.model.uid, action: 'beforeCreate', hash: event.params.data.hash ?? event.params.data.name }),
+      afterCreate: (event: any) => void heard.push({ model: event.model.uid, action: 'afterCreate', id: event.result.id }),
+    }) as unknown as () => void;
+    let image: any;
+    try {
+      image = await upload();
+    } finally {
+      unsubscribe();
+    }
+    const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });
+    const record = await app.strapi.db.query('plugin::image-api.image').findOne({ where: { name: image.name } });
+    expect(heard).toEqual([
+      { model: 'plugin::upload.file', action: 'beforeCreate', hash: image.name },
+      { model: 'plugin::upload.file', action: 'afterCreate', id: file.id },
+      { model: 'plugin::image-api.image', action: 'beforeCreate', hash: image.name },
+      { model: 'plugin::image-api.image', action: 'afterCreate', id: record.id },
+    ]);
+  });
+
   test('an editor deleting the folder does not break uploads: it comes back', async () => {
     const token = await adminToken(app);
     const folder = await app.strapi.db.query('plugin::upload.folder').findOne({ where: { name: 'API uploads' } });

@@ -6,6 +6,7 @@ import mediaStore from './media-store';
 import publicUrl from './public-url';
 import rateLimits from './rate-limits';
 import upload from './upload';
+import uploadRecords from './upload-records';
 
 export default {
   'api-keys': apiKeys,
@@ -16,4 +17,5 @@ export default {
   'public-url': publicUrl,
   'rate-limits': rateLimits,
   upload,
+  'upload-records': uploadRecords,
 };

@@ -10,7 +10,6 @@ import type { EncodedImage, ImageSet } from './image-variants';
 import type { StoredImage, StoredVariant } from './image-json';
 import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
 
-const FILE_UID = 'plugin::upload.file';
 const IMAGE_UID = 'plugin::image-api.image';
 const PENDING_UID = 'plugin::image-api.pending-upload';
 
@@ -117,14 +116,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const all = [original, thumb, medium];
       const bytes = [set.original.buffer, set.thumb.buffer, set.medium.buffer];
 
+      const records = strapi.plugin('image-api').service('upload-records');
       // Journal first: if the process dies before the records are committed, the sweep knows the files.
-      // createMany/deleteMany: one statement each (create would read the row back, delete would too).
-      const {
-        ids: [pendingId],
-      } = await strapi.db.query(PENDING_UID).createMany({
-        data: [{ name: upload.name, files: all.map(({ hash, ext }) => ({ hash, ext })), publishedAt: new Date() }],
-      });
-      const forgetPending = () => strapi.db.query(PENDING_UID).deleteMany({ where: { id: pendingId } });
+      const pendingId = await records.journal(upload.name, all.map(({ hash, ext }) => ({ hash, ext })));
+      const forgetPending = (trx?: unknown) => records.forget(pendingId, trx);
       const written: ProviderFile[] = [];
       try {
         // Settle every write before judging, so a failure never races a write still under way.
@@ -135,55 +130,64 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
         // The folder is checked every few seconds; if an editor deleted it just now, the first
         // attempt fails on it and the second finds or recreates it.
-        const record = (refreshFolder: boolean) => strapi.db.transaction(async ({ trx }) => {
-          const folder = await strapi.plugin('image-api').service('media-folder').current(refreshFolder);
-          const fileEntry = await strapi.db.query(FILE_UID).create({
-            data: {
-              name: upload.originalFilename,
-              alternativeText: upload.title,
-              caption: upload.description,
-              hash: original.hash,
-              ext: original.ext,
-              mime: original.mime,
-              size: original.size,
-              width: original.width,
-              height: original.height,
-              url: original.url,
-              provider: providerName(),
-              provider_metadata: original.provider_metadata ?? null,
-              // `thumbnail` is the key the Media Library previews.
-              formats: { thumbnail: formatEntry(thumb), medium: formatEntry(medium) },
-              folder: folder.id,
-              folderPath: folder.path,
-              publishedAt: new Date(),
-              createdBy: upload.ownerId,
-              updatedBy: upload.ownerId,
-            },
+        const now = new Date();
+        const record = (refreshFolder: boolean) =>
+          strapi.db.transaction(async ({ trx }) => {
+            const folder = await strapi.plugin('image-api').service('media-folder').current(refreshFolder);
+            const fileId = await records.createFile(
+              trx,
+              {
+                data: {
+                  name: upload.originalFilename,
+                  alternativeText: upload.title,
+                  caption: upload.description,
+                  hash: original.hash,
+                  ext: original.ext,
+                  mime: original.mime,
+                  size: original.size,
+                  width: original.width,
+                  height: original.height,
+                  url: original.url,
+                  provider: providerName(),
+                  provider_metadata: original.provider_metadata ?? null,
+                  // `thumbnail` is the key the Media Library previews.
+                  formats: { thumbnail: formatEntry(thumb), medium: formatEntry(medium) },
+                  folderPath: folder.path,
+                  publishedAt: now,
+                },
+                folderId: folder.id,
+                userId: upload.ownerId,
+              },
+              now
+            );
+            await forgetPending(trx);
+            if (upload.apiKeyId !== null) {
+              await strapi.plugin('image-api').service('api-keys').recordUse(upload.apiKeyId, trx);
+            }
+            await records.createImage(
+              trx,
+              {
+                data: {
+                  id_encoded: upload.idEncoded,
+                  name: upload.name,
+                  title: upload.title,
+                  description: upload.description,
+                  md5: upload.md5,
+                  views: 0,
+                  nsfw: upload.nsfw,
+                  original_filename: upload.originalFilename,
+                  original_exifdata: upload.originalExif,
+                  publishedAt: now,
+                },
+                fileId,
+                apiKeyId: upload.apiKeyId,
+                ownerId: upload.ownerId,
+                ownerUserId: upload.ownerUserId,
+              },
+              now
+            );
           });
-          await forgetPending();
-          if (upload.apiKeyId !== null) {
-            await strapi.plugin('image-api').service('api-keys').recordUse(upload.apiKeyId, trx);
-          }
-          return strapi.db.query(IMAGE_UID).create({
-            data: {
-              id_encoded: upload.idEncoded,
-              name: upload.name,
-              title: upload.title,
-              description: upload.description,
-              md5: upload.md5,
-              views: 0,
-              nsfw: upload.nsfw,
-              original_filename: upload.originalFilename,
-              original_exifdata: upload.originalExif,
-              api_key: upload.apiKeyId,
-              owner: upload.ownerId,
-              ...(upload.ownerUserId !== null ? { owner_user: upload.ownerUserId } : {}),
-              file: fileEntry.id,
-              publishedAt: new Date(),
-            },
-          });
-        });
-        const created = await record(false).catch(() => record(true));
+        await record(false).catch(() => record(true));
 
         return {
           ...variantView(original, set.original),
@@ -195,7 +199,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           views: 0,
           originalFilename: upload.originalFilename,
           originalExif: upload.originalExif,
-          createdAt: new Date(created.createdAt),
+          createdAt: now,
           storage: providerName(),
           viewerUrl: strapi.plugin('image-api').service('public-url').viewer(upload.idEncoded),
           thumb: variantView(thumb, set.thumb),
