@@ -36,7 +36,7 @@ export interface ImageApiConfig {
   keyCacheMs: number;
   /** Uploads whose images are processed at once per process; null: one per CPU core. */
   imageConcurrency: number | null;
-  /** libvips threads per image operation (sharp.concurrency); null: sharp's default (one per core). */
+  /** libvips threads per image operation (sharp.concurrency, process-wide); null: the cores divided among `imageConcurrency` images, at least one. */
   sharpThreads: number | null;
   /** JPEG quality of re-encoded originals and of the variants. */
   jpegQuality: number;
