@@ -239,8 +239,8 @@ function summarize(samples) {
     peakRssMb: Math.max(0, ...samples.map((s) => s.peakRssMb ?? 0)),
     // CPU time per completed upload, of the process doing the work (the floor: this one, running
     // nothing else meanwhile; ours and stock: the server), all threads and the main thread alone.
-    cpuMsPerUpload: count ? samples.reduce((n, s) => n + s.cpu.total, 0) / count : NaN,
-    mainThreadCpuMsPerUpload: count ? samples.reduce((n, s) => n + s.cpu.main, 0) / count : NaN,
+    cpuMsPerUpload: count && samples.every((s) => s.cpu) ? samples.reduce((n, s) => n + s.cpu.total, 0) / count : NaN,
+    mainThreadCpuMsPerUpload: count && samples.every((s) => s.cpu) ? samples.reduce((n, s) => n + s.cpu.main, 0) / count : NaN,
   };
 }
 
