@@ -98,6 +98,34 @@ describe('sources', () => {
     expect(image.size).toBe(big.length);
   });
 
+  test('a large urlencoded base64 source among other fields: every field reads as before', async () => {
+    const photo = await sharp(randomBytes(200 * 150 * 3, 3), { raw: { width: 200, height: 150, channels: 3 } }).png().toBuffer();
+    expect(photo.length * (4 / 3)).toBeGreaterThan(32 * 1024); // the size that takes the source-cutting path
+    const base64 = photo.toString('base64');
+    // Percent-encoded UTF-8, raw UTF-8, `+` for spaces; the source in the middle with raw `+` and `/`
+    // percent-encoded only in part (clients differ), plus a line break.
+    const half = Math.floor(base64.length / 2);
+    const source = `${encodeURIComponent(base64.slice(0, half))}%0A${base64.slice(half).replace(/\+/g, '%2B')}`;
+    const body = Buffer.concat([
+      Buffer.from(`title=Caf%C3%A9+at+night&source=${source}&description=`),
+      Buffer.from('déjà vu', 'utf8'),
+      Buffer.from(`&nsfw=1&key=${key}&tags[]=a&tags[]=b`),
+    ]);
+    // As bytes: superagent would re-serialize a form body.
+    const res = await app.http.post('/api/1/upload').set('Content-Type', 'application/x-www-form-urlencoded').serialize((b: Buffer) => b).send(body);
+    const image = await uploadedFile(res);
+    expect(image.size).toBe(photo.length);
+    expect([image.title, image.description, image.nsfw]).toEqual(['Café at night', 'déjà vu', '1']);
+    const stored = await app.http.get(app.pathOf(image.url));
+    expect(Buffer.compare(stored.body, photo)).toBe(0);
+  });
+
+  test('a large urlencoded source that is not base64 is still refused as such (400/120)', async () => {
+    const res = await app.http.post('/api/1/upload').type('form').send(`key=${key}&source=${'%24'.repeat(20000)}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(120);
+  });
+
   test.each([
     ['a data: URI prefix', (b: Buffer) => `data:image/png;base64,${b.toString('base64')}`],
     ['the URL-safe alphabet without padding', (b: Buffer) => b.toString('base64url')],

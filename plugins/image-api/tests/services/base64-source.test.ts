@@ -28,6 +28,22 @@ describe('decodeBase64Source', () => {
     expect(decodeBase64Source(Buffer.alloc(1000).toString('base64'), 1000).length).toBe(1000);
   });
 
+  test('the one-pass path and the careful one agree: every length, both alphabets, stray characters anywhere', async () => {
+    for (let n = 1; n < 40; n++) {
+      const b = Buffer.from(Array.from({ length: n }, (_, i) => (i * 97 + n) & 0xff));
+      for (const text of [b.toString('base64'), b.toString('base64url'), b.toString('base64').replace(/=+$/, '')]) {
+        expect(decodeBase64Source(text, 1000).equals(b)).toBe(true);
+        // A character outside both alphabets, wherever it is, is refused: never silently skipped.
+        for (const at of [0, Math.floor(text.length / 2), text.length - 1]) {
+          for (const stray of ['$', '.', '\u00e9', '%']) {
+            const bad = text.slice(0, at) + stray + text.slice(at);
+            expect(await refusal(() => decodeBase64Source(bad, 1000))).toMatchObject({ status: 400, code: 120 });
+          }
+        }
+      }
+    }
+  });
+
   test('decodedLength matches Buffer for every padding case', () => {
     for (let n = 0; n < 10; n++) {
       const b = Buffer.alloc(n, 1);

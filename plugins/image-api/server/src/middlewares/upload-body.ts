@@ -12,6 +12,7 @@
  */
 import Busboy, { type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import coBody from 'co-body';
+import qs from 'qs';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
@@ -140,10 +141,45 @@ async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (size: n
   return { fields, files };
 }
 
+const QUERY_STRING = { arrayLimit: 20, depth: 2 };
+/** Values this long are image sources (base64, in practice) and skip the general parser. */
+const LARGE_VALUE = 32 * 1024;
+
+/**
+ * A urlencoded body. A base64 image makes it megabytes long, and the general parser (qs) spends
+ * longer on it than the image work: `source`/`image` values that long are cut out and decoded on
+ * their own (the body read as latin1: percent-escapes are ASCII, and base64 is), the rest of the
+ * body goes through qs as before. Same result, a fraction of the time.
+ */
+function parseForm(text: string): Fields {
+  if (text.length < LARGE_VALUE) return qs.parse(Buffer.from(text, 'latin1').toString('utf8'), QUERY_STRING) as Fields;
+  const small: string[] = [];
+  const large: Array<[string, string]> = [];
+  let start = 0;
+  while (start <= text.length) {
+    const amp = text.indexOf('&', start);
+    const end = amp === -1 ? text.length : amp;
+    const pair = text.slice(start, end);
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? '' : decodeURIComponent(pair.slice(0, eq).replace(/\+/g, ' '));
+    if (pair.length >= LARGE_VALUE && SOURCE_PARTS.has(name)) {
+      const value = pair.slice(eq + 1);
+      large.push([name, decodeURIComponent(value.includes('+') ? value.replace(/\+/g, ' ') : value)]);
+    } else if (pair) {
+      small.push(pair);
+    }
+    start = end + 1;
+  }
+  const fields = qs.parse(Buffer.from(small.join('&'), 'latin1').toString('utf8'), QUERY_STRING) as Fields;
+  for (const [name, value] of large) addField(fields, name, value);
+  return fields;
+}
+
 async function parseText(ctx: Context, limits: BodyLimits): Promise<unknown> {
-  const options = { limit: limits.maxTextBytes, strict: true, queryString: { arrayLimit: 20, depth: 2 } };
+  const options = { limit: limits.maxTextBytes, strict: true };
   try {
-    return ctx.is('json') ? await coBody.json(ctx, options) : await coBody.form(ctx, options);
+    if (ctx.is('json')) return await coBody.json(ctx, options);
+    return parseForm(await coBody.text(ctx, { ...options, encoding: 'latin1' }));
   } catch (error) {
     if ((error as { status?: number }).status === 413) throw errors.tooBig(limits.maxBytes);
     throw errors.badRequest('Malformed request body');
