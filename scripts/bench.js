@@ -360,11 +360,18 @@ async function main() {
   for (const name of SKIP.has('sources') ? [] : names) {
     const samples = { ours: [], base64: [], url: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const mode of ['ours', 'base64', 'url']) samples[mode].push(await measure(runners[mode](name), 2, SECONDS));
+      for (const mode of ['ours', 'base64', 'url']) {
+        const cpuBefore = threadCpuMs(server.pid);
+        const sample = await measure(runners[mode](name), 2, SECONDS);
+        const cpuAfter = threadCpuMs(server.pid);
+        sample.cpu = { total: cpuAfter.total - cpuBefore.total, main: cpuAfter.main - cpuBefore.main };
+        samples[mode].push(sample);
+      }
     }
     const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
     sources.push({ fixture: name, multipart: s.ours.rps, base64: s.base64.rps, url: s.url.rps, base64OverMultipart: s.base64.rps / s.ours.rps, urlOverMultipart: s.url.rps / s.ours.rps });
-    log(`  ${name} sources: multipart ${s.ours.rps.toFixed(2)}, base64 ${s.base64.rps.toFixed(2)}, url ${s.url.rps.toFixed(2)} req/s`);
+    const line = (k) => `${s[k].rps.toFixed(2)} req/s (CPU ms/upload ${s[k].cpuMsPerUpload.toFixed(1)}, main thread ${s[k].mainThreadCpuMsPerUpload.toFixed(1)})`;
+    log(`  ${name} sources: multipart ${line('ours')}, base64 ${line('base64')}, url ${line('url')}`);
   }
 
 

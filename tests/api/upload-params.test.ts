@@ -121,9 +121,11 @@ describe('sources', () => {
   });
 
   test('a large urlencoded source that is not base64 is still refused as such (400/120)', async () => {
-    const res = await app.http.post('/api/1/upload').type('form').send(`key=${key}&source=${'%24'.repeat(20000)}`);
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe(120);
+    for (const junk of ['%24'.repeat(20000), `${'QUJD'.repeat(10000)}%ZZ`]) {
+      const res = await app.http.post('/api/1/upload').type('form').send(`key=${key}&source=${junk}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe(120);
+    }
   });
 
   test.each([

@@ -151,6 +151,15 @@ const LARGE_VALUE = 32 * 1024;
  * their own (the body read as latin1: percent-escapes are ASCII, and base64 is), the rest of the
  * body goes through qs as before. Same result, a fraction of the time.
  */
+/** As qs decodes: a malformed percent-escape leaves the text as it was. */
+const decodeComponent = (text: string) => {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+};
+
 function parseForm(text: string): Fields {
   if (text.length < LARGE_VALUE) return qs.parse(Buffer.from(text, 'latin1').toString('utf8'), QUERY_STRING) as Fields;
   const small: string[] = [];
@@ -161,10 +170,10 @@ function parseForm(text: string): Fields {
     const end = amp === -1 ? text.length : amp;
     const pair = text.slice(start, end);
     const eq = pair.indexOf('=');
-    const name = eq === -1 ? '' : decodeURIComponent(pair.slice(0, eq).replace(/\+/g, ' '));
+    const name = eq === -1 ? '' : decodeComponent(pair.slice(0, eq).replace(/\+/g, ' '));
     if (pair.length >= LARGE_VALUE && SOURCE_PARTS.has(name)) {
       const value = pair.slice(eq + 1);
-      large.push([name, decodeURIComponent(value.includes('+') ? value.replace(/\+/g, ' ') : value)]);
+      large.push([name, decodeComponent(value.includes('+') ? value.replace(/\+/g, ' ') : value)]);
     } else if (pair) {
       small.push(pair);
     }
