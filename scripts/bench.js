@@ -4,6 +4,7 @@
  *
  *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8]
  *                    [--skip stock,sources,50mp,rss] [--profile] [--threads] [--node-flags "--trace-gc"] [--server-log F]
+ *   npm run bench -- --print report.json      (the tables of an earlier --json run)
  *
  * Starts the production app (bench/server.js) twice, each server on a scratch SQLite database with
  * rate limits off (one serves b, the other c: see main), generates its fixtures (bench/fixtures.js),
@@ -48,6 +49,8 @@ const { values: opts } = parseArgs({
     threads: { type: 'boolean', default: false },
     'node-flags': { type: 'string' },
     'server-log': { type: 'string' },
+    // Prints the tables of an earlier `--json` report instead of measuring.
+    print: { type: 'string' },
   },
 });
 const SECONDS = Number(opts.seconds);
@@ -418,7 +421,8 @@ function print({ machine, results, sources, fiftyMp, rss12mp, seconds, rounds })
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-main().catch((error) => {
+const run = opts.print ? async () => print(JSON.parse(fs.readFileSync(opts.print, 'utf8'))) : main;
+run().catch((error) => {
   process.stderr.write(`bench: ${error.stack}\n`);
   process.exit(1);
 });

@@ -96,7 +96,7 @@ describe('Media Library', () => {
     expect(records[0].documentId).toMatch(/^[a-z0-9]{24}$/);
     // The answer's date is the record's.
     expect(new Date(records[0].createdAt).toISOString().slice(0, 19).replace('T', ' ')).toBe(first.date_gmt);
-    // The folder's file order: each new file one past the last, as the entity manager would write it.
+    // The folder's file order: each new file last.
     const folder = await app.strapi.db.query('plugin::upload.folder').findOne({ where: { name: 'API uploads' }, populate: { files: { select: ['hash'] } } });
     const hashes = folder.files.map((f: any) => f.hash);
     expect(hashes.indexOf(second.name)).toBe(hashes.indexOf(first.name) + 1);
