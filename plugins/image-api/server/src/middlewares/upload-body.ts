@@ -188,7 +188,9 @@ async function parseText(ctx: Context, limits: BodyLimits): Promise<unknown> {
   const options = { limit: limits.maxTextBytes, strict: true };
   try {
     if (ctx.is('json')) return await coBody.json(ctx, options);
-    return parseForm(await coBody.text(ctx, { ...options, encoding: 'latin1' }));
+    // As bytes (encoding null), then latin1 natively: raw-body's own latin1 decoder is a JS loop.
+    const body = (await coBody.text(ctx, { ...options, encoding: null as unknown as string })) as unknown as Buffer;
+    return parseForm(body.toString('latin1'));
   } catch (error) {
     if ((error as { status?: number }).status === 413) throw errors.tooBig(limits.maxBytes);
     throw errors.badRequest('Malformed request body');
