@@ -45,3 +45,14 @@ test('idle bytes stay under maxIdleBytes; requests over maxBytes are not pooled'
   big.release();
   expect(p.idleSize).toBe(8192 * KB);
 });
+
+test("past the lent bytes the buffer is zeroed: an earlier request's bytes are never reachable through it", () => {
+  const p = pool();
+  const first = p.acquire(900 * KB);
+  first.bytes.fill(0xab);
+  first.release();
+  const second = p.acquire(600 * KB);
+  expect(second.bytes.buffer).toBe(first.bytes.buffer);
+  const whole = new Uint8Array(second.bytes.buffer);
+  expect(whole.subarray(600 * KB).every((b) => b === 0)).toBe(true);
+});

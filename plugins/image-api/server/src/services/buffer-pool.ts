@@ -40,6 +40,9 @@ export class BufferPool {
     const reused = this.idle.get(capacity)?.pop();
     if (reused) this.idleBytes -= capacity;
     const whole = reused ?? Buffer.allocUnsafeSlow(capacity);
+    // The caller overwrites `bytes`; the rest of the buffer is zeroed, so nothing that reaches past
+    // the view (through `.buffer`) ever sees an earlier request's bytes.
+    whole.fill(0, size);
     let released = false;
     return {
       bytes: whole.subarray(0, size),
