@@ -3,8 +3,6 @@
  * check and process the image, store it. Every refusal is an ApiError from the contract's table.
  */
 import crypto from 'crypto';
-import fs from 'fs';
-import path from 'path';
 import type { Core } from '@strapi/strapi';
 import { errors, isApiError } from './api-error';
 import { decodeBase64Source } from './base64-source';
@@ -23,8 +21,6 @@ import type { ImageApiConfig } from '../config';
 
 export interface UploadContext {
   method: string;
-  /** The request's temp folder, made on first use, removed by the body middleware when the request ends. */
-  tempDir(): Promise<string>;
 }
 
 interface ReadSource {
@@ -53,9 +49,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           maxBytes: cfg.maxBytes,
           timeoutMs: cfg.fetchTimeoutMs,
           maxRedirects: cfg.fetchMaxRedirects,
-          destination: path.join(await context.tempDir(), 'url-source'),
         });
-        return { bytes: await fs.promises.readFile(fetched.filepath), filename: fetched.filename || null };
+        return { bytes: fetched.bytes, filename: fetched.filename || null };
       }
     }
   }
