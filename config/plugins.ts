@@ -13,6 +13,7 @@ export default ({ env }) => ({
       failedAuthLimit: env('IMAGE_API_FAILED_AUTH_LIMIT', '10/minute'),
       redisUrl: env('REDIS_URL') || null,
       redisPrefix: env('IMAGE_API_REDIS_PREFIX', 'image-api'),
+      tmpDir: env('IMAGE_API_TMP_DIR') || null,
       sweepAfterMs: env.int('IMAGE_API_SWEEP_AFTER_MS', 10 * 60 * 1000),
       imageConcurrency: env.int('IMAGE_API_IMAGE_CONCURRENCY', null),
       sharpThreads: env.int('IMAGE_API_SHARP_THREADS', null),

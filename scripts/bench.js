@@ -88,6 +88,7 @@ async function startServer(workDir, diagnostics) {
       PUBLIC_DIR: path.join(workDir, 'public'),
       DATABASE_CLIENT: 'sqlite',
       DATABASE_FILENAME: path.join(workDir, 'bench.db'),
+      IMAGE_API_TMP_DIR: path.join(workDir, 'tmp'),
       IMAGE_API_RATE_LIMIT: 'off',
       IMAGE_API_FAILED_AUTH_LIMIT: 'off',
       IMAGE_API_URL_ALLOWLIST: '127.0.0.1',

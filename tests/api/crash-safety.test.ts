@@ -27,6 +27,7 @@ beforeAll(async () => {
   env = {
     ...db.env,
     PUBLIC_DIR: path.join(dir, 'public'),
+    IMAGE_API_TMP_DIR: path.join(dir, 'tmp'),
     IMAGE_API_BOOTSTRAP_KEY: KEY,
     IMAGE_API_RATE_LIMIT: 'off',
     IMAGE_API_FAILED_AUTH_LIMIT: 'off',

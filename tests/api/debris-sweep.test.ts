@@ -29,10 +29,15 @@ test('journalled files without records are removed; committed uploads and fresh 
   await app.strapi.db.query(PENDING).create({
     data: { name: lost, files: ['', '.th', '.md'].map((s) => ({ hash: `${lost}${s}`, ext: '.png' })) },
   });
+  // A stale per-request temp folder.
+  fs.mkdirSync(path.join(app.tmpDir, 'req-stale'), { recursive: true });
+  fs.writeFileSync(path.join(app.tmpDir, 'req-stale', 'part-1'), 'x');
+
   const swept = await app.strapi.plugin('image-api').service('debris-sweep').run();
-  expect(swept).toEqual({ uploads: 1 });
+  expect(swept).toEqual({ uploads: 1, tempFolders: 1 });
   expect(fs.readdirSync(app.uploadsDir).sort()).toEqual([`${kept}.md.png`, `${kept}.png`, `${kept}.th.png`]);
   expect(await app.strapi.db.query(PENDING).count()).toBe(0);
+  expect(fs.readdirSync(app.tmpDir)).toEqual([]);
   expect((await app.http.get(app.pathOf(ok.body.image.url))).status).toBe(200);
 });
 
@@ -41,6 +46,6 @@ test('debris younger than sweepAfterMs is left alone (an upload in flight on ano
   const inFlight = 'inflight-AbCdEfGhIj';
   fs.writeFileSync(path.join(app.uploadsDir, `${inFlight}.png`), 'x');
   await app.strapi.db.query(PENDING).create({ data: { name: inFlight, files: [{ hash: inFlight, ext: '.png' }] } });
-  expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 0 });
+  expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 0, tempFolders: 0 });
   expect(fs.existsSync(path.join(app.uploadsDir, `${inFlight}.png`))).toBe(true);
 });

@@ -18,7 +18,7 @@ export interface TestApp {
   /** The public folder; uploads sit in `<publicDir>/uploads`. */
   publicDir: string;
   uploadsDir: string;
-  /** The app's temp folder (TMPDIR while it runs): requests must leave nothing there. */
+  /** The plugin's temp root (per-request folders). */
   tmpDir: string;
   db: ScratchDb;
   /** Path of an absolute URL the API returned, for requests through supertest. */
@@ -34,7 +34,6 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   const uploadsDir = path.join(publicDir, 'uploads');
   fs.mkdirSync(uploadsDir);
   const tmpDir = path.join(publicDir, '..', `${path.basename(publicDir)}-tmp`);
-  fs.mkdirSync(tmpDir);
 
   const saved = { ...process.env };
   Object.assign(process.env, {
@@ -42,8 +41,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     PUBLIC_URL,
     PUBLIC_DIR: publicDir,
-    // os.tmpdir() (and libvips) use it: anything a request writes to a temp file shows there.
-    TMPDIR: tmpDir,
+    IMAGE_API_TMP_DIR: tmpDir,
     // Suites upload far more than a real client; the rate-limit tests turn limits on.
     IMAGE_API_RATE_LIMIT: 'off',
     IMAGE_API_FAILED_AUTH_LIMIT: 'off',
@@ -60,7 +58,6 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     process.env = saved;
     await db.drop();
     fs.rmSync(publicDir, { recursive: true, force: true });
-    fs.rmSync(tmpDir, { recursive: true, force: true });
     throw error;
   }
 

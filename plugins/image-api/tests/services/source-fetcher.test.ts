@@ -3,12 +3,16 @@
  * the tests prove the connection goes where the check said (pinning) and never touch real DNS or
  * any address beyond loopback.
  */
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
 import { createAddressPolicy } from '../../server/src/services/address-policy';
 import { fetchSource, type Resolver } from '../../server/src/services/source-fetcher';
 import { startFixtureServer, type FixtureServer } from '../../../../tests/helpers/fixture-server';
 import { refusal } from '../refusal';
 
 let fixtures: FixtureServer;
+let dir: string;
 const image = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
 beforeAll(async () => {
@@ -16,6 +20,10 @@ beforeAll(async () => {
   fixtures.add('a.png', image, 'image/png');
 });
 afterAll(() => fixtures.close());
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fetcher-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const port = () => new URL(fixtures.url('/')).port;
 const options = (resolver?: Resolver, allowlist = ['127.0.0.1']) => ({
@@ -23,14 +31,14 @@ const options = (resolver?: Resolver, allowlist = ['127.0.0.1']) => ({
   maxBytes: 1000,
   timeoutMs: 2000,
   maxRedirects: 5,
+  destination: path.join(dir, 'out'),
   resolver,
 });
 
-test('downloads into memory and reports the bytes and the last path segment', async () => {
+test('downloads to the destination and reports bytes and the last path segment', async () => {
   const result = await fetchSource(fixtures.url('/img/a.png'), options());
-  expect(Object.keys(result).sort()).toEqual(['bytes', 'filename']);
-  expect(result.bytes.equals(image)).toBe(true);
-  expect(result.filename).toBe('a.png');
+  expect(result).toEqual({ filepath: path.join(dir, 'out'), bytes: image.length, filename: 'a.png' });
+  expect(fs.readFileSync(result.filepath).equals(image)).toBe(true);
 });
 
 test('the connection is pinned to the address the resolver gave and the policy approved', async () => {
@@ -69,7 +77,7 @@ test('with several addresses, an approved one is picked', async () => {
     { address: '::1', family: 6 },
     { address: '127.0.0.1', family: 4 },
   ];
-  expect((await fetchSource(`http://two.test:${port()}/img/a.png`, options(resolver))).bytes.equals(image)).toBe(true);
+  await expect(fetchSource(`http://two.test:${port()}/img/a.png`, options(resolver))).resolves.toMatchObject({ bytes: image.length });
 });
 
 test('every redirect is checked again, with the resolver', async () => {
@@ -92,7 +100,8 @@ test('credentials in the URL are not sent', async () => {
 
 test('the byte cap counts bytes received, with no Content-Length', async () => {
   expect(await refusal(fetchSource(fixtures.url('/stream/5000'), options()))).toMatchObject({ status: 413, code: 313 });
-  expect((await fetchSource(fixtures.url('/stream/1000'), options())).bytes).toHaveLength(1000);
+  expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  await expect(fetchSource(fixtures.url('/stream/1000'), options())).resolves.toMatchObject({ bytes: 1000 });
 });
 
 test('a Content-Length over the cap is refused before reading', async () => {
@@ -113,6 +122,7 @@ test('the time limit covers a body that never ends', async () => {
   const started = Date.now();
   expect(await refusal(fetchSource(fixtures.url('/slow'), { ...options(), timeoutMs: 200 }))).toMatchObject({ code: 321, message: 'Source URL timed out after 0.2 s' });
   expect(Date.now() - started).toBeLessThan(2000);
+  expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
 });
 
 test('an unresolvable name is 321', async () => {

@@ -28,6 +28,8 @@ export interface ImageApiConfig {
   corsOrigins: string[];
   /** The boot sweep removes crash debris older than this (uploads in flight elsewhere are younger). */
   sweepAfterMs: number;
+  /** Parent of per-request temp folders; null: <os tmpdir>/strapi-image-api. */
+  tmpDir: string | null;
   /** Name of the Media Library folder API uploads go to. */
   folderName: string;
   /** How long a key lookup is reused (ms); other instances see a key change within this time. */
@@ -73,6 +75,7 @@ const defaults: ImageApiConfig = {
   fetchMaxRedirects: 5,
   urlAllowlist: [],
   corsOrigins: ['*'],
+  tmpDir: null,
   sweepAfterMs: 10 * 60 * 1000,
   folderName: 'API uploads',
   jpegQuality: 85,
@@ -150,6 +153,9 @@ function validator(config: ImageApiConfig): void {
     }
   }
   if (config.redisUrl !== null && !/^rediss?:\/\//.test(String(config.redisUrl))) fail('redisUrl', 'a redis:// URL or null');
+  if (config.tmpDir !== null && (typeof config.tmpDir !== 'string' || !config.tmpDir.startsWith('/'))) {
+    fail('tmpDir', 'an absolute path or null');
+  }
   if (typeof config.folderName !== 'string' || config.folderName.trim() === '') {
     fail('folderName', 'a non-empty string');
   }

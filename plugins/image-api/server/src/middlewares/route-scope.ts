@@ -45,6 +45,6 @@ export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
     });
   };
   const config = <T>(name: string) => strapi.plugin('image-api').config<T>(name);
-  wrap('strapi::body', () => uploadBody(() => bodyLimitsFor(config('maxBytes'))));
+  wrap('strapi::body', () => uploadBody(() => bodyLimitsFor(config('maxBytes'), config('tmpDir'))));
   wrap('strapi::cors', () => corsFor(strapi));
 }

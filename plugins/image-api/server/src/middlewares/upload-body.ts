@@ -4,31 +4,43 @@
  * - multipart (busboy): `source`/`image` parts are collected in memory, capped, into buffers lent
  *   by a pool (see buffer-pool.ts) and given back when the request ends; a part with no filename
  *   whose content is a URL or base64 text counts as a text field;
- * - urlencoded and JSON (co-body): read up to the limit, never past it.
- * Nothing touches the disk.
+ * - urlencoded and JSON (co-body): read up to the limit, never past it;
+ * - a per-request temp folder (URL downloads) is made on demand and removed when the request ends,
+ *   whatever happened.
  * A refused body is not answered here: the error is left in `ctx.state.imageApi.bodyError` so the
  * controller answers it in the client's format.
  */
 import Busboy, { type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import coBody from 'co-body';
 import qs from 'qs';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../services/api-error';
 import { BufferPool, type BufferLease } from '../services/buffer-pool';
 import type { FilePart } from '../services/request-params';
 
+/** Where per-request folders go unless the `tmpDir` option says otherwise. */
+export const DEFAULT_TMP_ROOT = path.join(os.tmpdir(), 'strapi-image-api');
+
 export interface UploadRequestState {
+  /** The request's own temp folder, made on first use (URL downloads), removed when it ends. */
+  tempDir(): Promise<string>;
   bodyError: ApiError | null;
 }
 
 export interface BodyLimits {
+  /** Parent of the per-request temp folders. */
+  tmpRoot: string;
   /** Largest image, bytes. */
   maxBytes: number;
   /** Largest urlencoded/JSON body or text field: base64 of `maxBytes`, percent-encoded, plus room. */
   maxTextBytes: number;
 }
 
-export const bodyLimitsFor = (maxBytes: number): BodyLimits => ({
+export const bodyLimitsFor = (maxBytes: number, tmpRoot: string | null): BodyLimits => ({
+  tmpRoot: tmpRoot ?? DEFAULT_TMP_ROOT,
   maxBytes,
   maxTextBytes: Math.ceil(maxBytes * (4 / 3) * 1.25) + 1_000_000,
 });
@@ -197,7 +209,14 @@ export function uploadBody(limitsOf: () => BodyLimits) {
       leases.push(lease);
       return lease.bytes;
     };
-    const state: UploadRequestState = { bodyError: null };
+    let tmpDir: Promise<string> | null = null;
+    const state: UploadRequestState = {
+      tempDir: () =>
+        (tmpDir ??= fs.promises
+          .mkdir(limits.tmpRoot, { recursive: true })
+          .then(() => fs.promises.mkdtemp(path.join(limits.tmpRoot, 'req-')))),
+      bodyError: null,
+    };
     ctx.state.imageApi = state;
     try {
       const request = ctx.request as unknown as { body?: unknown; files?: Record<string, FilePart> };
@@ -228,6 +247,7 @@ export function uploadBody(limitsOf: () => BodyLimits) {
     } finally {
       // Everything that read the parts (image work, provider writes) has settled by now.
       for (const lease of leases) lease.release();
+      if (tmpDir) await fs.promises.rm(await tmpDir, { recursive: true, force: true });
     }
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Downloads a URL source into memory (contract.md §6), safely:
+ * Downloads a URL source to a temporary file (contract.md §6), safely:
  * - http and https only; credentials in the URL are never sent;
  * - every connection is pinned to an address the policy approved (the check and the connect use the
  *   same resolved address, so DNS rebinding has no window), after every redirect too;
@@ -7,9 +7,13 @@
  *   the bytes received whatever Content-Length says.
  */
 import dns from 'dns';
+import fs from 'fs';
 import http from 'http';
 import https from 'https';
 import net from 'net';
+import path from 'path';
+import { pipeline } from 'stream/promises';
+import { Transform } from 'stream';
 import { ApiError, errors } from './api-error';
 import type { AddressPolicy } from './address-policy';
 
@@ -28,11 +32,14 @@ export interface FetchOptions {
   maxBytes: number;
   timeoutMs: number;
   maxRedirects: number;
+  /** Where the body is written; the caller owns and removes it. */
+  destination: string;
   resolver?: Resolver;
 }
 
 export interface FetchedSource {
-  bytes: Buffer;
+  filepath: string;
+  bytes: number;
   /** The last path segment of the final URL, decoded; '' when there is none. */
   filename: string;
 }
@@ -117,9 +124,11 @@ export async function fetchSource(sourceUrl: string, options: FetchOptions): Pro
         response.destroy();
         throw errors.tooBig(options.maxBytes);
       }
-      return { bytes: await readCapped(response, options.maxBytes), filename: lastSegment(url) };
+      const bytes = await saveCapped(response, options.destination, options.maxBytes);
+      return { filepath: options.destination, bytes, filename: lastSegment(url) };
     }
   } catch (error) {
+    await fs.promises.rm(options.destination, { force: true });
     if (error instanceof ApiError) throw error;
     if (timedOut) throw errors.urlFailed(`Source URL timed out after ${options.timeoutMs / 1000} s`);
     const code = (error as NodeJS.ErrnoException)?.code;
@@ -159,20 +168,17 @@ function request(url: URL, pinned: ResolvedAddress, signal: AbortSignal): Promis
   });
 }
 
-/**
- * Reads the body into memory, capped like a multipart part (the image is decoded from memory
- * anyway): fails with 413 as soon as more than `maxBytes` arrive.
- */
-async function readCapped(body: http.IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/** Streams the body to `destination`, failing with 413 as soon as more than `maxBytes` arrive. */
+async function saveCapped(body: NodeJS.ReadableStream, destination: string, maxBytes: number): Promise<number> {
   let received = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    received += chunk.length;
-    if (received > maxBytes) {
-      body.destroy();
-      throw errors.tooBig(maxBytes);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, received);
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      if (received > maxBytes) callback(errors.tooBig(maxBytes));
+      else callback(null, chunk);
+    },
+  });
+  await fs.promises.mkdir(path.dirname(destination), { recursive: true });
+  await pipeline(body, counter, fs.createWriteStream(destination));
+  return received;
 }

@@ -3,6 +3,8 @@
  * check and process the image, store it. Every refusal is an ApiError from the contract's table.
  */
 import crypto from 'crypto';
+import fs from 'fs';
+import path from 'path';
 import type { Core } from '@strapi/strapi';
 import { errors, isApiError } from './api-error';
 import { decodeBase64Source } from './base64-source';
@@ -21,6 +23,8 @@ import type { ImageApiConfig } from '../config';
 
 export interface UploadContext {
   method: string;
+  /** The request's temp folder, made on first use, removed by the body middleware when the request ends. */
+  tempDir(): Promise<string>;
 }
 
 interface ReadSource {
@@ -49,8 +53,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           maxBytes: cfg.maxBytes,
           timeoutMs: cfg.fetchTimeoutMs,
           maxRedirects: cfg.fetchMaxRedirects,
+          destination: path.join(await context.tempDir(), 'url-source'),
         });
-        return { bytes: fetched.bytes, filename: fetched.filename || null };
+        return { bytes: await fs.promises.readFile(fetched.filepath), filename: fetched.filename || null };
       }
     }
   }
