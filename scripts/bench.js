@@ -145,6 +145,16 @@ function threadCpuMs(pid) {
   return result;
 }
 
+/** Runs `measure` while watching process `pid`: the sample gets its CPU time (total, main thread). */
+async function measureOn(pid, once, concurrency) {
+  const cpuBefore = threadCpuMs(pid);
+  const sample = await measure(once, concurrency, SECONDS);
+  const cpuAfter = threadCpuMs(pid);
+  sample.cpu = { total: cpuAfter.total - cpuBefore.total, main: cpuAfter.main - cpuBefore.main };
+  sample.cpuByThread = Object.fromEntries(Object.keys(cpuAfter.byName).map((n) => [n, cpuAfter.byName[n] - (cpuBefore.byName[n] ?? 0)]));
+  return sample;
+}
+
 function sampleRss(pid) {
   let peak = rssMb(pid);
   const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
@@ -334,11 +344,8 @@ async function main() {
           // sockets) must not be charged to this one.
           await new Promise((r) => setTimeout(r, 300));
           const stopSampling = sampleRss(pid);
-          const cpuBefore = threadCpuMs(pid);
-          const sample = await measure(runners[mode](name), concurrency, SECONDS);
+          const sample = await measureOn(pid, runners[mode](name), concurrency);
           sample.peakRssMb = stopSampling();
-          const cpuAfter = threadCpuMs(pid);
-          sample.cpu = { total: cpuAfter.total - cpuBefore.total, main: cpuAfter.main - cpuBefore.main };
           samples[mode].push(sample);
           const perUpload = (ms) => (ms / Math.max(1, sample.count)).toFixed(1);
           log(
@@ -346,7 +353,7 @@ async function main() {
               `CPU ms/upload ${perUpload(sample.cpu.total)} (main thread ${perUpload(sample.cpu.main)})${sample.errors ? `, ${sample.errors} errors` : ''}`
           );
           if (opts.threads) {
-            const groups = Object.keys(cpuAfter.byName).map((n) => `${n} ${perUpload(cpuAfter.byName[n] - (cpuBefore.byName[n] ?? 0))}`);
+            const groups = Object.entries(sample.cpuByThread).map(([n, ms]) => `${n} ${perUpload(ms)}`);
             log(`      by thread: ${groups.join(', ')}`);
           }
         }
@@ -363,13 +370,7 @@ async function main() {
   for (const name of SKIP.has('sources') ? [] : names) {
     const samples = { ours: [], base64: [], url: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const mode of ['ours', 'base64', 'url']) {
-        const cpuBefore = threadCpuMs(server.pid);
-        const sample = await measure(runners[mode](name), 2, SECONDS);
-        const cpuAfter = threadCpuMs(server.pid);
-        sample.cpu = { total: cpuAfter.total - cpuBefore.total, main: cpuAfter.main - cpuBefore.main };
-        samples[mode].push(sample);
-      }
+      for (const mode of ['ours', 'base64', 'url']) samples[mode].push(await measureOn(server.pid, runners[mode](name), 2));
     }
     const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
     sources.push({ fixture: name, multipart: s.ours.rps, base64: s.base64.rps, url: s.url.rps, base64OverMultipart: s.base64.rps / s.ours.rps, urlOverMultipart: s.url.rps / s.ours.rps });

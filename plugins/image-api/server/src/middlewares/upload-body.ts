@@ -145,12 +145,6 @@ const QUERY_STRING = { arrayLimit: 20, depth: 2 };
 /** Values this long are image sources (base64, in practice) and skip the general parser. */
 const LARGE_VALUE = 32 * 1024;
 
-/**
- * A urlencoded body. A base64 image makes it megabytes long, and the general parser (qs) spends
- * longer on it than the image work: `source`/`image` values that long are cut out and decoded on
- * their own (the body read as latin1: percent-escapes are ASCII, and base64 is), the rest of the
- * body goes through qs as before. Same result, a fraction of the time.
- */
 /** As qs decodes: a malformed percent-escape leaves the text as it was. */
 const decodeComponent = (text: string) => {
   try {
@@ -160,6 +154,12 @@ const decodeComponent = (text: string) => {
   }
 };
 
+/**
+ * A urlencoded body. A base64 image makes it megabytes long, and the general parser (qs) spends
+ * longer on it than the image work: `source`/`image` values that long are cut out and decoded on
+ * their own (the body read as latin1: percent-escapes are ASCII, and base64 is), the rest of the
+ * body goes through qs as before. Same result, a fraction of the time.
+ */
 function parseForm(text: string): Fields {
   if (text.length < LARGE_VALUE) return qs.parse(Buffer.from(text, 'latin1').toString('utf8'), QUERY_STRING) as Fields;
   const small: string[] = [];

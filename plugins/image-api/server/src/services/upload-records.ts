@@ -65,12 +65,12 @@ export interface ImageRow {
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const model = (uid: string) => strapi.db.metadata.get(uid) as unknown as Model;
 
-  /** Attribute names → column names, values as Strapi stores them, plus document id and timestamps. */
-  function toRow(uid: string, data: Data, now: Date): Data {
+  /** Attribute names → column names, values as Strapi stores them, plus a new document id. */
+  function toRow(uid: string, data: Data): Data {
     const { attributes } = model(uid);
     const documentIdDefault = attributes.documentId?.default;
     const row: Data = typeof documentIdDefault === 'function' ? { document_id: documentIdDefault() } : {};
-    for (const [name, value] of Object.entries({ createdAt: now, updatedAt: now, ...data })) {
+    for (const [name, value] of Object.entries(data)) {
       const attribute = attributes[name];
       if (!attribute) throw new Error(`image-api: ${uid} has no attribute "${name}"`);
       const column = attribute.columnName ?? attribute.joinColumn?.name ?? name;
@@ -112,7 +112,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     await insert(trx, table.name, values);
   }
 
-  /** Runs the create lifecycles of `uid` around `create`, as the entity manager would. */
+  /** Runs the create lifecycles of `uid` around `create`, as the entity manager would; sets the timestamps. */
   async function withLifecycles(uid: string, data: Data, now: Date, create: (data: Data) => Promise<Data>) {
     const params = { data: { createdAt: now, updatedAt: now, ...data } };
     const states = await strapi.db.lifecycles.run('beforeCreate', uid, { params });
@@ -125,7 +125,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Journals an upload about to be written (its own statement, committed at once); returns the entry id. */
     async journal(name: string, files: Array<{ hash: string; ext: string }>): Promise<number> {
       const now = new Date();
-      return insert(strapi.db.connection, model(PENDING_UID).tableName, toRow(PENDING_UID, { name, files, publishedAt: now }, now));
+      const row = toRow(PENDING_UID, { name, files, createdAt: now, updatedAt: now, publishedAt: now });
+      return insert(strapi.db.connection, model(PENDING_UID).tableName, row);
     },
 
     /** Removes a journal entry (in `trx` when given). */
@@ -136,8 +137,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** The Media Library file entry and its folder link; returns the entry id. */
     async createFile(trx: Knex, { data, folderId, userId }: FileRow, now: Date): Promise<number> {
       const created = await withLifecycles(FILE_UID, { ...data, createdBy: userId, updatedBy: userId }, now, async (values) => {
-        const row = toRow(FILE_UID, values, now);
-        const id = await insert(trx, model(FILE_UID).tableName, row);
+        const id = await insert(trx, model(FILE_UID).tableName, toRow(FILE_UID, values));
         await link(trx, FILE_UID, 'folder', id, folderId);
         return { id, ...values };
       });
@@ -147,7 +147,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** The image record and its links; returns the record id. */
     async createImage(trx: Knex, { data, fileId, apiKeyId, ownerId, ownerUserId }: ImageRow, now: Date): Promise<number> {
       const created = await withLifecycles(IMAGE_UID, data, now, async (values) => {
-        const id = await insert(trx, model(IMAGE_UID).tableName, toRow(IMAGE_UID, values, now));
+        const id = await insert(trx, model(IMAGE_UID).tableName, toRow(IMAGE_UID, values));
         if (apiKeyId !== null) await link(trx, IMAGE_UID, 'api_key', id, apiKeyId);
         if (ownerId !== null) await link(trx, IMAGE_UID, 'owner', id, ownerId);
         if (ownerUserId !== null) await link(trx, IMAGE_UID, 'owner_user', id, ownerUserId);
