@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { redactKeysInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { generateKey } from './services/api-keys';
+import { applyHeapGrowth } from './services/heap-growth';
 import { restrictDecoders } from './services/image-decoders';
 import { VIEWER_PATH } from './services/public-url';
 
@@ -22,6 +23,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   scopeMiddlewaresToUploadRoutes(strapi);
   redactKeysInRequestLog(strapi);
   restrictDecoders(strapi.plugin('image-api').config('blockUnusedDecoders'));
+  applyHeapGrowth(strapi.plugin('image-api').config('heapGrowingPercent'));
 
   // Keys and images may belong to a users-permissions user too, when that plugin is installed.
   if (strapi.plugin('users-permissions')) {

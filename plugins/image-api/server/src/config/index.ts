@@ -38,6 +38,8 @@ export interface ImageApiConfig {
   imageConcurrency: number | null;
   /** libvips threads per image operation (sharp.concurrency, process-wide); null: the cores divided among `imageConcurrency` images, at least one. */
   sharpThreads: number | null;
+  /** V8 heap growth before a full collection, in % of the live heap (process-wide); null: V8's own heuristic. See services/heap-growth.ts. */
+  heapGrowingPercent: number | null;
   /** JPEG quality of re-encoded originals and of the variants. */
   jpegQuality: number;
   /** Block every libvips loader but JPEG, PNG, GIF and WebP, process-wide. */
@@ -82,6 +84,7 @@ const defaults: ImageApiConfig = {
   keyCacheMs: 2000,
   imageConcurrency: null,
   sharpThreads: null,
+  heapGrowingPercent: null,
   blockUnusedDecoders: true,
   keepExif: false,
   keyHashSecret: null,
@@ -111,6 +114,9 @@ function validator(config: ImageApiConfig): void {
   }
   for (const key of ['imageConcurrency', 'sharpThreads'] as const) {
     if (config[key] !== null && !isPositiveInt(config[key])) fail(key, 'a positive integer or null');
+  }
+  if (config.heapGrowingPercent !== null && (!Number.isInteger(config.heapGrowingPercent) || config.heapGrowingPercent < 1 || config.heapGrowingPercent > 300)) {
+    fail('heapGrowingPercent', 'an integer from 1 to 300, or null');
   }
   if (!Number.isInteger(config.keyCacheMs) || config.keyCacheMs < 0 || config.keyCacheMs > 5000) {
     fail('keyCacheMs', 'an integer from 0 to 5000');
