@@ -3,7 +3,7 @@
  * Upload throughput against the image-processing floor.
  *
  *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8]
- *                    [--skip stock,sources,50mp,rss] [--profile] [--threads] [--node-flags "--trace-gc"] [--server-log F]
+ *                    [--skip stock,sources,50mp,rss] [--profile] [--threads] [--node-flags="--trace-gc"] [--server-log F]
  *   npm run bench -- --print report.json      (the tables of an earlier --json run)
  *
  * Starts the production app (bench/server.js) twice, each server on a scratch SQLite database with

@@ -52,7 +52,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       const uploads = strapi.plugin('image-api').service('upload');
       const { key, headers } = await uploads.authorize(params.key, ctx.request.ip);
       ctx.set(headers);
-      const image = await uploads.upload(params, key, { method: ctx.method, tempDir: state!.tempDir });
+      const image = await uploads.upload(params, key, { method: ctx.method, tempDir: state!.tempDir, borrow: state!.borrow });
 
       if (format === 'redirect') {
         ctx.status = 302;

@@ -27,6 +27,8 @@ export const DEFAULT_TMP_ROOT = path.join(os.tmpdir(), 'strapi-image-api');
 export interface UploadRequestState {
   /** The request's own temp folder, made on first use (URL downloads), removed when it ends. */
   tempDir(): Promise<string>;
+  /** `size` bytes lent from the pool for this request (contents undefined), given back when it ends. */
+  borrow(size: number): Buffer;
   bodyError: ApiError | null;
 }
 
@@ -215,6 +217,7 @@ export function uploadBody(limitsOf: () => BodyLimits) {
         (tmpDir ??= fs.promises
           .mkdir(limits.tmpRoot, { recursive: true })
           .then(() => fs.promises.mkdtemp(path.join(limits.tmpRoot, 'req-')))),
+      borrow,
       bodyError: null,
     };
     ctx.state.imageApi = state;

@@ -25,6 +25,24 @@ export interface UploadContext {
   method: string;
   /** The request's temp folder, made on first use, removed by the body middleware when the request ends. */
   tempDir(): Promise<string>;
+  /** A buffer lent for the rest of the request (pooled, like received file parts). */
+  borrow(size: number): Buffer;
+}
+
+/** Reads a file of known size into `into` in one call (fs.readFile allocates and reads in 512 KB steps). */
+async function readWhole(filepath: string, into: Buffer): Promise<Buffer> {
+  const file = await fs.promises.open(filepath, 'r');
+  try {
+    let offset = 0;
+    while (offset < into.length) {
+      const { bytesRead } = await file.read(into, offset, into.length - offset, offset);
+      if (bytesRead === 0) throw new Error(`${filepath}: shorter than the ${into.length} bytes downloaded`);
+      offset += bytesRead;
+    }
+    return into;
+  } finally {
+    await file.close();
+  }
 }
 
 interface ReadSource {
@@ -55,7 +73,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           maxRedirects: cfg.fetchMaxRedirects,
           destination: path.join(await context.tempDir(), 'url-source'),
         });
-        return { bytes: await fs.promises.readFile(fetched.filepath), filename: fetched.filename || null };
+        return { bytes: await readWhole(fetched.filepath, context.borrow(fetched.bytes)), filename: fetched.filename || null };
       }
     }
   }
