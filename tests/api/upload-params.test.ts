@@ -137,6 +137,36 @@ describe('sources', () => {
     expect(image.size).toBe(small.length);
   });
 
+  test.each([
+    ['standard, percent-encoded', (b: Buffer) => b.toString('base64')],
+    ['a data: URI prefix', (b: Buffer) => `data:image/png;base64,${b.toString('base64')}`],
+    ['the URL-safe alphabet without padding', (b: Buffer) => b.toString('base64url')],
+    ['line breaks and spaces', (b: Buffer) => b.toString('base64').replace(/(.{76})/g, '$1\r\n ')],
+  ])('a large base64 source (decoded as it is read, or the general way) with %s is stored byte for byte', async (_label, encode) => {
+    const large = await sharp(randomBytes(200 * 150 * 3, 5), { raw: { width: 200, height: 150, channels: 3 } }).png().toBuffer();
+    expect(large.length * (4 / 3)).toBeGreaterThan(32 * 1024);
+    const res = await app.http.post('/api/1/upload').type('form').send(`key=${key}&source=${encodeURIComponent(encode(large))}`);
+    const image = await uploadedFile(res);
+    expect(image.size).toBe(large.length);
+    expect(image.original_filename).toBe(`${image.id_encoded}.png`);
+    const stored = await app.http.get(app.pathOf(image.url));
+    expect(Buffer.compare(stored.body, large)).toBe(0);
+  });
+
+  test('a text `source` still comes before a large base64 `image`, in either order', async () => {
+    const large = await jpeg(300, 200);
+    const padded = Buffer.concat([large, Buffer.alloc(Math.max(0, 40_000 - large.length))]);
+    for (const order of ['source first', 'image first']) {
+      const fields = [`source=${encodeURIComponent(small.toString('base64'))}`, `image=${encodeURIComponent(padded.toString('base64'))}`];
+      if (order === 'image first') fields.reverse();
+      const res = await app.http.post('/api/1/upload').type('form').send(`key=${key}&${fields.join('&')}`);
+      expect([order, (await uploadedFile(res)).extension]).toEqual([order, 'png']);
+    }
+    // Alone, the large `image` is the source.
+    const res = await app.http.post('/api/1/upload').type('form').send(`key=${key}&image=${encodeURIComponent(padded.toString('base64'))}`);
+    expect((await uploadedFile(res)).size).toBe(padded.length);
+  });
+
   test('the text `image` field is an alias of `source`', async () => {
     const image = await uploadedFile(await app.http.post('/api/1/upload').type('form').send({ key, image: small.toString('base64') }));
     expect(image.extension).toBe('png');

@@ -19,6 +19,7 @@ import path from 'path';
 import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../services/api-error';
 import { BufferPool, type BufferLease } from '../services/buffer-pool';
+import { decodeFormBase64 } from '../services/base64-source';
 import type { FilePart } from '../services/request-params';
 
 /** Where per-request folders go unless the `tmpDir` option says otherwise. */
@@ -158,41 +159,57 @@ const decodeComponent = (text: string) => {
 
 /**
  * A urlencoded body. A base64 image makes it megabytes long, and the general parser (qs) spends
- * longer on it than the image work: `source`/`image` values that long are cut out and decoded on
- * their own (the body read as latin1: percent-escapes are ASCII, and base64 is), the rest of the
- * body goes through qs as before. Same result, a fraction of the time.
+ * longer on it than the image work: `source`/`image` values that long are cut out of the body and
+ * decoded on their own, the rest goes through qs as before. The common form of base64 is decoded
+ * straight to bytes (decodeFormBase64) and handed on as a file part without a name, which is what
+ * a decoded base64 source amounts to; any other value is percent-decoded to text as qs would.
  */
-function parseForm(text: string): Fields {
-  if (text.length < LARGE_VALUE) return qs.parse(Buffer.from(text, 'latin1').toString('utf8'), QUERY_STRING) as Fields;
+function parseForm(body: Buffer, maxBytes: number, borrow: (size: number) => Buffer): { fields: Fields; files: Record<string, FilePart> } {
+  const files: Record<string, FilePart> = {};
+  if (body.length < LARGE_VALUE) return { fields: qs.parse(body.toString('utf8'), QUERY_STRING) as Fields, files };
   const small: string[] = [];
   const large: Array<[string, string]> = [];
+  const decoded: Array<[string, Buffer]> = [];
   let start = 0;
-  while (start <= text.length) {
-    const amp = text.indexOf('&', start);
-    const end = amp === -1 ? text.length : amp;
-    const pair = text.slice(start, end);
-    const eq = pair.indexOf('=');
-    const name = eq === -1 ? '' : decodeComponent(pair.slice(0, eq).replace(/\+/g, ' '));
-    if (pair.length >= LARGE_VALUE && SOURCE_PARTS.has(name)) {
-      const value = pair.slice(eq + 1);
-      large.push([name, decodeComponent(value.includes('+') ? value.replace(/\+/g, ' ') : value)]);
-    } else if (pair) {
-      small.push(pair);
+  while (start <= body.length) {
+    const amp = body.indexOf(0x26 /* & */, start);
+    const end = amp === -1 ? body.length : amp;
+    const eq = body.subarray(start, end).indexOf(0x3d /* = */);
+    const name = eq === -1 ? '' : decodeComponent(body.toString('latin1', start, start + eq).replace(/\+/g, ' '));
+    if (end - start >= LARGE_VALUE && SOURCE_PARTS.has(name)) {
+      const bytes = decoded.some(([n]) => n === name) ? null : decodeFormBase64(body, start + eq + 1, end, maxBytes, borrow);
+      if (bytes) decoded.push([name, bytes]);
+      else {
+        const value = body.toString('latin1', start + eq + 1, end);
+        large.push([name, decodeComponent(value.includes('+') ? value.replace(/\+/g, ' ') : value)]);
+      }
+    } else if (end > start) {
+      small.push(body.toString('latin1', start, end));
     }
     start = end + 1;
   }
   const fields = qs.parse(Buffer.from(small.join('&'), 'latin1').toString('utf8'), QUERY_STRING) as Fields;
   for (const [name, value] of large) addField(fields, name, value);
-  return fields;
+  for (const [name, bytes] of decoded) {
+    // Text `source` comes before text `image` (request-params): a decoded `image` must not overtake
+    // a `source` given as text.
+    if (name === 'image' && fields.source !== undefined) addField(fields, name, bytes.toString('base64'));
+    else files[name] = { bytes, originalFilename: null, size: bytes.length };
+  }
+  return { fields, files };
 }
 
-async function parseText(ctx: Context, limits: BodyLimits): Promise<unknown> {
+async function parseText(
+  ctx: Context,
+  limits: BodyLimits,
+  borrow: (size: number) => Buffer
+): Promise<{ fields: unknown; files: Record<string, FilePart> }> {
   const options = { limit: limits.maxTextBytes, strict: true };
   try {
-    if (ctx.is('json')) return await coBody.json(ctx, options);
-    // As bytes (encoding null), then latin1 natively: raw-body's own latin1 decoder is a JS loop.
+    if (ctx.is('json')) return { fields: await coBody.json(ctx, options), files: {} };
+    // As bytes (encoding null): the form is split and decoded from them (see parseForm).
     const body = (await coBody.text(ctx, { ...options, encoding: null as unknown as string })) as unknown as Buffer;
-    return parseForm(body.toString('latin1'));
+    return parseForm(body, limits.maxBytes, borrow);
   } catch (error) {
     if ((error as { status?: number }).status === 413) throw errors.tooBig(limits.maxBytes);
     throw errors.badRequest('Malformed request body');
@@ -236,7 +253,9 @@ export function uploadBody(limitsOf: () => BodyLimits) {
             request.body = fields;
             request.files = files;
           } else if (ctx.is('json', 'urlencoded')) {
-            request.body = (await parseText(ctx, limits)) ?? {};
+            const { fields, files } = await parseText(ctx, limits, borrow);
+            request.body = fields ?? {};
+            request.files = files;
           }
         }
       } catch (error) {
