@@ -168,10 +168,18 @@ function request(url: URL, pinned: ResolvedAddress, signal: AbortSignal): Promis
   });
 }
 
+/**
+ * How much of the download may wait in memory for the disk. With streams' 16 KB default every
+ * 64 KB socket chunk stalled the download until its write finished; with room for several, chunks
+ * queued behind a write go out together in one writev.
+ */
+const WRITE_BATCH = 1024 * 1024;
+
 /** Streams the body to `destination`, failing with 413 as soon as more than `maxBytes` arrive. */
 async function saveCapped(body: NodeJS.ReadableStream, destination: string, maxBytes: number): Promise<number> {
   let received = 0;
   const counter = new Transform({
+    highWaterMark: WRITE_BATCH,
     transform(chunk: Buffer, _encoding, callback) {
       received += chunk.length;
       if (received > maxBytes) callback(errors.tooBig(maxBytes));
@@ -179,6 +187,6 @@ async function saveCapped(body: NodeJS.ReadableStream, destination: string, maxB
     },
   });
   await fs.promises.mkdir(path.dirname(destination), { recursive: true });
-  await pipeline(body, counter, fs.createWriteStream(destination));
+  await pipeline(body, counter, fs.createWriteStream(destination, { highWaterMark: WRITE_BATCH }));
   return received;
 }
