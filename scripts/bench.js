@@ -370,7 +370,10 @@ async function main() {
   for (const name of SKIP.has('sources') ? [] : names) {
     const samples = { ours: [], base64: [], url: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const mode of ['ours', 'base64', 'url']) samples[mode].push(await measureOn(server.pid, runners[mode](name), 2));
+      for (const mode of ['ours', 'base64', 'url']) {
+        await new Promise((r) => setTimeout(r, 300)); // quiet first, as for the cells above
+        samples[mode].push(await measureOn(server.pid, runners[mode](name), 2));
+      }
     }
     const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
     sources.push({ fixture: name, multipart: s.ours.rps, base64: s.base64.rps, url: s.url.rps, base64OverMultipart: s.base64.rps / s.ours.rps, urlOverMultipart: s.url.rps / s.ours.rps });
