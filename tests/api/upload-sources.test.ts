@@ -3,6 +3,7 @@
  * full image JSON, and the bytes actually served.
  */
 import crypto from 'crypto';
+import fs from 'fs';
 import { startApp, type TestApp } from '../helpers/app';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { jpeg, png } from '../helpers/fixtures';
@@ -120,4 +121,14 @@ test('ids and names never collide across uploads of the same file', async () => 
   expect(new Set(bodies.map((b) => b.id_encoded)).size).toBe(5);
   expect(new Set(bodies.map((b) => b.url)).size).toBe(5);
   for (const b of bodies) expect(b.name).toBe(`same-${b.id_encoded}`);
+});
+
+test('URL sources keep working when the temp root is removed while the app runs, and leave nothing in it', async () => {
+  const send = () => app.http.post('/api/1/upload').type('form').send({ key, source: fixtures.url('/img/photo.jpg') });
+  expect((await send()).status).toBe(200);
+  fs.rmSync(app.tmpDir, { recursive: true, force: true });
+  const res = await send();
+  expect(res.status).toBe(200);
+  expect(res.body.image.size).toBe(photo.length);
+  expect(fs.readdirSync(app.tmpDir)).toEqual([]);
 });

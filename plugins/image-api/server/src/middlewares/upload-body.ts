@@ -220,6 +220,31 @@ async function parseText(
 export function uploadBody(limitsOf: () => BodyLimits) {
   // Sized for typical images: bigger parts get buffers of their own.
   const pool = new BufferPool({ minBytes: 256 * 1024, maxBytes: 32 * 1024 * 1024, maxIdleBytes: 32 * 1024 * 1024 });
+  // The temp root is made once, not on every URL upload; made again if it went away meanwhile.
+  const roots = new Map<string, Promise<unknown>>();
+  const requestFolder = async (root: string): Promise<string> => {
+    const made = () => {
+      let making = roots.get(root);
+      if (!making) {
+        // A failure is not kept: the next request tries again.
+        making = fs.promises.mkdir(root, { recursive: true }).catch((error) => {
+          roots.delete(root);
+          throw error;
+        });
+        roots.set(root, making);
+      }
+      return making;
+    };
+    await made();
+    try {
+      return await fs.promises.mkdtemp(path.join(root, 'req-'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      roots.delete(root);
+      await made();
+      return fs.promises.mkdtemp(path.join(root, 'req-'));
+    }
+  };
   return async (ctx: Context, next: Next) => {
     const limits = limitsOf();
     const leases: BufferLease[] = [];
@@ -230,10 +255,7 @@ export function uploadBody(limitsOf: () => BodyLimits) {
     };
     let tmpDir: Promise<string> | null = null;
     const state: UploadRequestState = {
-      tempDir: () =>
-        (tmpDir ??= fs.promises
-          .mkdir(limits.tmpRoot, { recursive: true })
-          .then(() => fs.promises.mkdtemp(path.join(limits.tmpRoot, 'req-')))),
+      tempDir: () => (tmpDir ??= requestFolder(limits.tmpRoot)),
       borrow,
       bodyError: null,
     };

@@ -11,7 +11,6 @@ import fs from 'fs';
 import http from 'http';
 import https from 'https';
 import net from 'net';
-import path from 'path';
 import { pipeline } from 'stream/promises';
 import { Transform } from 'stream';
 import { ApiError, errors } from './api-error';
@@ -32,7 +31,7 @@ export interface FetchOptions {
   maxBytes: number;
   timeoutMs: number;
   maxRedirects: number;
-  /** Where the body is written; the caller owns and removes it. */
+  /** Where the body is written, in a folder that exists; the caller owns and removes it. */
   destination: string;
   resolver?: Resolver;
 }
@@ -186,7 +185,6 @@ async function saveCapped(body: NodeJS.ReadableStream, destination: string, maxB
       else callback(null, chunk);
     },
   });
-  await fs.promises.mkdir(path.dirname(destination), { recursive: true });
   await pipeline(body, counter, fs.createWriteStream(destination, { highWaterMark: WRITE_BATCH }));
   return received;
 }
