@@ -4,7 +4,8 @@
  * - multipart (busboy): `source`/`image` parts are collected in memory, capped, into buffers lent
  *   by a pool (see buffer-pool.ts) and given back when the request ends; a part with no filename
  *   whose content is a URL or base64 text counts as a text field;
- * - urlencoded and JSON (co-body): read up to the limit, never past it;
+ * - urlencoded and JSON (co-body): read up to the limit, never past it; a long base64 `source`/`image`
+ *   in a urlencoded body is decoded straight into a pooled buffer and becomes a nameless file part;
  * - a per-request temp folder (URL downloads) is made on demand and removed when the request ends,
  *   whatever happened.
  * A refused body is not answered here: the error is left in `ctx.state.imageApi.bodyError` so the
