@@ -155,6 +155,9 @@ async function measureOn(pid, once, concurrency) {
   return sample;
 }
 
+/** Before each cell: what the last one left running (a collection, closing sockets) must not be charged to it. */
+const quietMoment = () => new Promise((r) => setTimeout(r, 300));
+
 function sampleRss(pid) {
   let peak = rssMb(pid);
   const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
@@ -340,9 +343,7 @@ async function main() {
       for (let round = 0; round < ROUNDS; round++) {
         for (const mode of MODES) {
           const pid = { floor: process.pid, ours: server.pid, stock: stockServer?.pid }[mode];
-          // A moment of quiet first: what the last cell left running (a collection, closing
-          // sockets) must not be charged to this one.
-          await new Promise((r) => setTimeout(r, 300));
+          await quietMoment();
           const stopSampling = sampleRss(pid);
           const sample = await measureOn(pid, runners[mode](name), concurrency);
           sample.peakRssMb = stopSampling();
@@ -371,7 +372,7 @@ async function main() {
     const samples = { ours: [], base64: [], url: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of ['ours', 'base64', 'url']) {
-        await new Promise((r) => setTimeout(r, 300)); // quiet first, as for the cells above
+        await quietMoment();
         samples[mode].push(await measureOn(server.pid, runners[mode](name), 2));
       }
     }

@@ -170,7 +170,7 @@ function parseForm(body: Buffer, maxBytes: number, borrow: (size: number) => Buf
   if (body.length < LARGE_VALUE) return { fields: qs.parse(body.toString('utf8'), QUERY_STRING) as Fields, files };
   const small: string[] = [];
   const large: Array<[string, string]> = [];
-  const decoded: Array<[string, Buffer]> = [];
+  const decoded = new Map<string, Buffer>();
   let start = 0;
   while (start <= body.length) {
     const amp = body.indexOf(0x26 /* & */, start);
@@ -178,8 +178,8 @@ function parseForm(body: Buffer, maxBytes: number, borrow: (size: number) => Buf
     const eq = body.subarray(start, end).indexOf(0x3d /* = */);
     const name = eq === -1 ? '' : decodeComponent(body.toString('latin1', start, start + eq).replace(/\+/g, ' '));
     if (end - start >= LARGE_VALUE && SOURCE_PARTS.has(name)) {
-      const bytes = decoded.some(([n]) => n === name) ? null : decodeFormBase64(body, start + eq + 1, end, maxBytes, borrow);
-      if (bytes) decoded.push([name, bytes]);
+      const bytes = decoded.has(name) ? null : decodeFormBase64(body, start + eq + 1, end, maxBytes, borrow);
+      if (bytes) decoded.set(name, bytes);
       else {
         const value = body.toString('latin1', start + eq + 1, end);
         large.push([name, decodeComponent(value.includes('+') ? value.replace(/\+/g, ' ') : value)]);
