@@ -162,3 +162,33 @@ describe('owners', () => {
     expect(record.owner).toBeNull();
   });
 });
+
+describe("a key's rate limit: one grammar, checked when the entry is saved", () => {
+  const saved = (name: string, rate_limit: string) => app.http.post(cm).set(auth).send({ name, rate_limit });
+
+  test.each(['0/minute', '5/week', '50', 'minute/50', '-1/day', '5/minute;1/hour'])('%j is refused with the format in the message', async (spec) => {
+    const res = await saved(`bad limit ${spec}`, spec);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/rate limit/i);
+    expect(res.body.error.message).toMatch(/50\/minute/);
+    expect(await row(`bad limit ${spec}`)).toBeNull();
+  });
+
+  test.each(['OFF', ' 5 / Minute ', '2/second, 100/day'])('%j is accepted, and the upload honours it', async (spec) => {
+    const res = await saved(`good limit ${spec}`, spec);
+    expect(res.status).toBe(201);
+    const revealed = await app.http.get(`/image-api/api-keys/${res.body.data.documentId}/key`).set(auth);
+    const answer = await upload(revealed.body.data.key);
+    expect(answer.status).toBe(200);
+    if (spec === 'OFF') expect(answer.headers['x-ratelimit-limit']).toBeUndefined();
+    else expect(answer.headers['x-ratelimit-limit']).toBe(spec.includes('second') ? '2' : '5');
+  });
+
+  test('an update is checked too, through the panel and through the query engine', async () => {
+    const { documentId } = await createInPanel({ name: 'Updated limit' });
+    const res = await app.http.put(`${cm}/${documentId}`).set(auth).send({ rate_limit: '0/minute' });
+    expect(res.status).toBe(400);
+    await expect(app.strapi.db.query(KEY_UID).update({ where: { documentId }, data: { rate_limit: '3/fortnight' } })).rejects.toThrow(/rate limit/i);
+    expect((await row('Updated limit')).rate_limit).toBeNull();
+  });
+});

@@ -1,8 +1,11 @@
 import type { Core } from '@strapi/strapi';
+import { errors } from '@strapi/utils';
+import { parseRateLimit } from './config/rate-limit';
 import { redactKeysInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { generateKey } from './services/api-keys';
 import { applyHeapGrowth } from './services/heap-growth';
+import { configureImageWork } from './services/image-work';
 import { restrictDecoders } from './services/image-decoders';
 import { VIEWER_PATH } from './services/public-url';
 
@@ -19,11 +22,24 @@ function withoutSecrets(value: unknown): void {
 }
 const IMAGE_UID = 'plugin::image-api.image';
 
+/** A key entry's own rate limit must parse as the option does, or the entry is not saved. */
+function checkRateLimit(data: Record<string, unknown> | undefined): void {
+  const value = data?.rate_limit;
+  if (typeof value !== 'string') return;
+  try {
+    parseRateLimit(value);
+  } catch (error) {
+    throw new errors.ValidationError(`Rate limit: ${(error as Error).message}`);
+  }
+}
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   scopeMiddlewaresToUploadRoutes(strapi);
   redactKeysInRequestLog(strapi);
+  // Process-wide settings, before anything uses sharp or allocates much.
   restrictDecoders(strapi.plugin('image-api').config('blockUnusedDecoders'));
   applyHeapGrowth(strapi.plugin('image-api').config('heapGrowingPercent'));
+  configureImageWork(strapi.plugin('image-api').config('imageConcurrency'), strapi.plugin('image-api').config('sharpThreads'));
 
   // Keys and images may belong to a users-permissions user too, when that plugin is installed.
   if (strapi.plugin('users-permissions')) {
@@ -72,9 +88,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     afterUpdateMany: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
     afterDelete: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
     afterDeleteMany: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
+    beforeUpdate: (event) => checkRateLimit(event.params.data),
+    beforeUpdateMany: (event) => checkRateLimit(event.params.data),
     // An entry created in the Content Manager gets its key here, on the server.
     beforeCreate(event) {
       const data = event.params.data as Record<string, unknown>;
+      checkRateLimit(data);
       if (!data.key_hash) Object.assign(data, strapi.plugin('image-api').service('api-keys').material(generateKey()));
       data.upload_count ??= 0;
     },

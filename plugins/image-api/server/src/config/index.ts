@@ -60,23 +60,34 @@ export interface ImageApiConfig {
   redisPrefix: string;
 }
 
-import { RATE_LIMIT_PATTERN } from '../services/rate-limits';
+import { parseRateLimit } from './rate-limit';
+import { parseAllowlist } from './url-allowlist';
 
 export type ImageType = 'jpeg' | 'png' | 'gif' | 'webp' | 'bmp';
 export const IMAGE_TYPES: readonly ImageType[] = ['jpeg', 'png', 'gif', 'webp', 'bmp'];
 
-const defaults: ImageApiConfig = {
+type ListOption = 'allowedTypes' | 'urlAllowlist' | 'corsOrigins';
+
+/**
+ * List options are filled in by the validator, not given as defaults: Strapi merges the app's config
+ * into the defaults with defaultsDeep, which merges arrays index by index (`allowedTypes: ['png']`
+ * would come out as all five types).
+ */
+const LIST_DEFAULTS: Pick<ImageApiConfig, ListOption> = {
+  allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'],
+  urlAllowlist: [],
+  corsOrigins: ['*'],
+};
+
+const defaults: Omit<ImageApiConfig, ListOption> = {
   publicUrl: null,
   maxBytes: 10_000_000,
   maxPixels: 100_000_000,
-  allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'],
   thumbSize: 160,
   mediumWidth: 500,
   timeZone: 'UTC',
   fetchTimeoutMs: 15_000,
   fetchMaxRedirects: 5,
-  urlAllowlist: [],
-  corsOrigins: ['*'],
   tmpDir: null,
   sweepAfterMs: 10 * 60 * 1000,
   folderName: 'API uploads',
@@ -97,10 +108,14 @@ const defaults: ImageApiConfig = {
 
 const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) > 0;
 
+/** Checks the merged config and fills in the list options (in place: Strapi keeps this object). */
 function validator(config: ImageApiConfig): void {
   const fail = (option: string, expected: string) => {
     throw new Error(`image-api config: "${option}" must be ${expected} (got ${JSON.stringify(config[option])})`);
   };
+  for (const key of Object.keys(LIST_DEFAULTS) as ListOption[]) {
+    if (config[key] === undefined) (config as unknown as Record<string, unknown>)[key] = [...LIST_DEFAULTS[key]];
+  }
   if (config.publicUrl !== null) {
     try {
       const url = new URL(config.publicUrl);
@@ -154,9 +169,17 @@ function validator(config: ImageApiConfig): void {
     }
   }
   for (const key of ['rateLimit', 'failedAuthLimit'] as const) {
-    if (typeof config[key] !== 'string' || !RATE_LIMIT_PATTERN.test(config[key])) {
-      fail(key, 'like "50/minute,500/hour" (second, minute, hour, day) or "off"');
+    if (typeof config[key] !== 'string') fail(key, 'a string like "50/minute,500/hour", or "off"');
+    try {
+      parseRateLimit(config[key]);
+    } catch (error) {
+      throw new Error(`image-api config: "${key}": ${(error as Error).message}`);
     }
+  }
+  try {
+    parseAllowlist(config.urlAllowlist);
+  } catch (error) {
+    throw new Error(`image-api config: "urlAllowlist": ${(error as Error).message}`);
   }
   if (config.redisUrl !== null && !/^rediss?:\/\//.test(String(config.redisUrl))) fail('redisUrl', 'a redis:// URL or null');
   if (config.tmpDir !== null && (typeof config.tmpDir !== 'string' || !config.tmpDir.startsWith('/'))) {
@@ -167,4 +190,4 @@ function validator(config: ImageApiConfig): void {
   }
 }
 
-export default { default: defaults, validator };
+export default { default: defaults as ImageApiConfig, validator };

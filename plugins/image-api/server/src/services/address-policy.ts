@@ -2,22 +2,12 @@
  * Decides which addresses a URL source may reach (contract.md §6): public unicast only, unless the
  * operator's allow-list names the host, the address or a range holding it.
  */
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
+import { parseAddress, parseAllowlist, type Address, type Allowlist } from '../config/url-allowlist';
+
+export { parseAddress };
 
 export type Verdict = { allowed: true } | { allowed: false; reason: string };
-
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
-
-/** Parses an address in any spelling ipaddr.js knows; IPv4-mapped IPv6 becomes its IPv4. */
-export function parseAddress(text: string): Address | null {
-  const bare = text.replace(/^\[(.*)\]$/, '$1');
-  if (!ipaddr.isValid(bare)) return null;
-  const address = ipaddr.parse(bare);
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
-    return (address as ipaddr.IPv6).toIPv4Address();
-  }
-  return address;
-}
 
 /**
  * The range an address belongs to, as ipaddr.js names it ('unicast' is the public internet),
@@ -37,20 +27,12 @@ export interface AddressPolicy {
   check(address: string, hostname?: string): Verdict;
 }
 
-/** Builds the policy from allow-list entries: host names, addresses, or CIDR ranges. */
-export function createAddressPolicy(allowlist: string[] = []): AddressPolicy {
-  const hosts = new Set<string>();
-  const ranges: Array<[Address, number]> = [];
-  for (const raw of allowlist.map((e) => e.trim()).filter(Boolean)) {
-    if (raw.includes('/')) {
-      const [base, bits] = ipaddr.parseCIDR(raw.replace(/^\[(.*)\](\/\d+)$/, '$1$2'));
-      ranges.push([base, bits]);
-    } else {
-      const address = parseAddress(raw);
-      if (address) ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
-      else hosts.add(raw.toLowerCase());
-    }
-  }
+/**
+ * Builds the policy from an allow-list (host names, addresses, CIDR ranges), as entries or as parsed
+ * by `parseAllowlist` (entries throw on one that is none of the three).
+ */
+export function createAddressPolicy(allowlist: readonly string[] | Allowlist = []): AddressPolicy {
+  const { hosts, ranges } = Array.isArray(allowlist) ? parseAllowlist(allowlist) : (allowlist as Allowlist);
 
   const inAllowedRange = (address: Address) =>
     ranges.some(([base, bits]) => base.kind() === address.kind() && address.match(base as never, bits));

@@ -7,12 +7,17 @@
  * thread that serves the requests: measured, that costs about a tenth more CPU per upload).
  * libvips' operation cache is off: it only pays when the same image is processed twice, which
  * never happens.
+ *
+ * All of it is process-wide (sharp's settings are libvips globals), so it is set once, when the plugin
+ * registers: before the first upload, and before anything else in the app uses sharp.
  */
 import os from 'os';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
 
 export type ImageWorkLimit = <T>(work: () => Promise<T>) => Promise<T>;
+
+let processLimit: ImageWorkLimit | null = null;
 
 /**
  * Sets sharp up for this workload (process-wide) and returns the limiter. `concurrency` null: one
@@ -25,4 +30,15 @@ export function createImageWorkLimit(concurrency: number | null, threadsPerImage
   sharp.concurrency(threadsPerImage ?? Math.max(1, Math.floor(cores / images)));
   const limit = pLimit(images);
   return (work) => limit(work);
+}
+
+/** Sets up the process's image work (see createImageWorkLimit); called when the plugin registers. */
+export function configureImageWork(concurrency: number | null, threadsPerImage: number | null): void {
+  processLimit = createImageWorkLimit(concurrency, threadsPerImage);
+}
+
+/** Runs `work` when the process's image work allows (configureImageWork). */
+export function runImageWork<T>(work: () => Promise<T>): Promise<T> {
+  if (!processLimit) throw new Error('image-api: image work used before the plugin registered');
+  return processLimit(work);
 }

@@ -10,29 +10,9 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Core } from '@strapi/strapi';
 import { errors } from './api-error';
 import type { AuthenticatedKey } from './api-keys';
+import { parseRateLimit, type RateLimitPolicy, type RateWindow } from '../config/rate-limit';
 
-const SECONDS = { second: 1, minute: 60, hour: 3600, day: 86_400 } as const;
-export type WindowUnit = keyof typeof SECONDS;
-
-export interface RateWindow {
-  points: number;
-  unit: WindowUnit;
-  seconds: number;
-}
-
-/** Parses "50/minute,500/hour"; null for "off" or an empty spec. Throws on anything else. */
-export function parseRateLimit(spec: string | null | undefined): RateWindow[] | null {
-  const text = (spec ?? '').trim().toLowerCase();
-  if (text === '' || text === 'off') return null;
-  return text.split(',').map((part) => {
-    const match = /^(\d+)\s*\/\s*(second|minute|hour|day)$/.exec(part.trim());
-    if (!match || Number(match[1]) < 1) throw new Error(`invalid rate limit "${part.trim()}" (expected like 50/minute)`);
-    const unit = match[2] as WindowUnit;
-    return { points: Number(match[1]), unit, seconds: SECONDS[unit] };
-  });
-}
-
-export const RATE_LIMIT_PATTERN = /^\s*(off|\d+\s*\/\s*(second|minute|hour|day)(\s*,\s*\d+\s*\/\s*(second|minute|hour|day))*)\s*$/i;
+export { parseRateLimit, type RateWindow } from '../config/rate-limit';
 
 type Headers = Record<string, string>;
 
@@ -48,6 +28,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const config = <T>(name: string) => strapi.plugin('image-api').config<T>(name);
   const limiters = new Map<string, RateLimiterAbstract>();
   let redis: Redis | null = null;
+
+  // Each limit is parsed once. The options were checked at boot and key entries when saved, so a
+  // value that does not parse is a key saved before that check: it gets the default limit.
+  const policies = new Map<string, RateLimitPolicy>();
+  function policy(spec: string): RateLimitPolicy {
+    let parsed = policies.get(spec);
+    if (parsed === undefined) {
+      parsed = parseRateLimit(spec);
+      policies.set(spec, parsed);
+    }
+    return parsed;
+  }
+  function keyPolicy(key: AuthenticatedKey): RateLimitPolicy {
+    const fallback = config<string>('rateLimit');
+    if (key.rateLimit === null) return policy(fallback);
+    try {
+      return policy(key.rateLimit);
+    } catch (error) {
+      strapi.log.warn(`image-api: key "${key.name}": ${(error as Error).message}; using the default limit`);
+      return policy(fallback);
+    }
+  }
 
   function limiter(scope: string, window: RateWindow): RateLimiterAbstract {
     const prefix = `${config<string>('redisPrefix')}:${scope}:${window.points}/${window.unit}`;
@@ -106,13 +108,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Charges one upload to the key: quota headers, or a 429 with Retry-After. */
     async chargeKey(key: AuthenticatedKey): Promise<Headers> {
-      const windows = parseRateLimit(key.rateLimit ?? config<string>('rateLimit'));
+      const windows = keyPolicy(key);
       return windows ? consume('key', String(key.id), windows, 'uploads') : {};
     },
 
     /** Refuses an address that failed authentication too often (before its key is even looked up). */
     async checkAddress(ip: string): Promise<void> {
-      const windows = parseRateLimit(config<string>('failedAuthLimit'));
+      const windows = policy(config<string>('failedAuthLimit'));
       if (!windows) return;
       for (const window of windows) {
         const res = await limiter('authfail', window).get(ip);
@@ -126,7 +128,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Counts a failed authentication against the client address. */
     async recordFailedAuth(ip: string): Promise<void> {
-      const windows = parseRateLimit(config<string>('failedAuthLimit'));
+      const windows = policy(config<string>('failedAuthLimit'));
       if (!windows) return;
       await Promise.allSettled(windows.map((w) => limiter('authfail', w).consume(ip)));
     },

@@ -8,13 +8,13 @@ import path from 'path';
 import type { Core } from '@strapi/strapi';
 import { errors, isApiError } from './api-error';
 import { decodeBase64Source } from './base64-source';
-import { createAddressPolicy } from './address-policy';
+import { createAddressPolicy, type AddressPolicy } from './address-policy';
 import { fetchSource } from './source-fetcher';
 import { probeImage } from './image-probe';
 import { buildImageSet, type ImageSet } from './image-variants';
 import { all } from './settle-all';
 import { readExif } from './image-metadata';
-import { createImageWorkLimit, type ImageWorkLimit } from './image-work';
+import { runImageWork } from './image-work';
 import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName } from './naming';
 import type { StoredImage } from './image-json';
 import type { SourceInput, UploadParams } from './request-params';
@@ -53,7 +53,13 @@ interface ReadSource {
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const config = (): ImageApiConfig => strapi.config.get('plugin::image-api');
-  let imageWork: ImageWorkLimit | null = null;
+  // Built once per allow-list (its entries were checked at boot), not per URL upload.
+  let addressPolicy: { entries: string; policy: AddressPolicy } | null = null;
+  const policyFor = (entries: string[]): AddressPolicy => {
+    const key = entries.join('\n');
+    if (addressPolicy?.entries !== key) addressPolicy = { entries: key, policy: createAddressPolicy(entries) };
+    return addressPolicy.policy;
+  };
 
   async function readSource(source: SourceInput, context: UploadContext, cfg: ImageApiConfig): Promise<ReadSource> {
     switch (source.kind) {
@@ -67,7 +73,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
       case 'url': {
         const fetched = await fetchSource(source.url, {
-          policy: createAddressPolicy(cfg.urlAllowlist),
+          policy: policyFor(cfg.urlAllowlist),
           maxBytes: cfg.maxBytes,
           timeoutMs: cfg.fetchTimeoutMs,
           maxRedirects: cfg.fetchMaxRedirects,
@@ -103,8 +109,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
       const { bytes, filename } = await readSource(params.source, context, cfg);
       if (bytes.length === 0) throw errors.emptySource();
-      imageWork ??= createImageWorkLimit(cfg.imageConcurrency, cfg.sharpThreads);
-      const { set, originalExif } = await imageWork(async () => {
+      const { set, originalExif } = await runImageWork(async () => {
         const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
         const [set, originalExif] = await all<[ImageSet, Record<string, unknown> | null]>([
           buildImageSet(bytes, probed, cfg),

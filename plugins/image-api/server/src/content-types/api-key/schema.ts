@@ -25,8 +25,9 @@ export default {
     contact: { type: 'string' },
     active: { type: 'boolean', default: true, required: true },
     expires_at: { type: 'datetime' },
-    // Per-key rate limit, e.g. "100/minute,2000/day" or "off"; empty: the configured default.
-    rate_limit: { type: 'string', regex: '^(off|\\s*\\d+\\s*/\\s*(second|minute|hour|day)\\s*(,\\s*\\d+\\s*/\\s*(second|minute|hour|day)\\s*)*)$' },
+    // Per-key rate limit, e.g. "100/minute,2000/day" or "off"; empty: the configured default. Checked
+    // when the entry is saved, with the grammar of the `rateLimit` option (config/rate-limit.ts).
+    rate_limit: { type: 'string' },
     // Images uploaded with the key belong to this admin user (the Media Library's "created by").
     owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
     last_used_at: { type: 'datetime', writable: false, configurable: false },
