@@ -2,7 +2,8 @@
  * Stores an accepted upload: the original and both variants through the configured upload provider
  * (local disk, S3, ...), then the `plugin::upload.file` entry (variants recorded in `formats`, so the
  * Media Library previews it and deleting it there deletes every file) and the image record, in one
- * transaction. Complete or absent: if anything fails, what was written is removed again.
+ * transaction. Complete or absent: if anything fails, the upload's files are removed again, and the
+ * journal row naming them stays until they really are gone.
  */
 import { Readable } from 'stream';
 import type { Core } from '@strapi/strapi';
@@ -103,8 +104,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     url: absolute(file.url ?? ''),
   });
 
-  async function removeFromProvider(files: ProviderFile[]) {
-    await Promise.allSettled(files.map((file) => strapi.plugin('upload').provider.delete(file)));
+  /**
+   * Deletes files through the provider (a file that is not there counts as deleted); true when every
+   * one is gone. Whoever journalled them keeps the journal row until this says true.
+   */
+  async function removeFromProvider(files: Array<Pick<ProviderFile, 'hash' | 'ext'>>): Promise<boolean> {
+    const results = await Promise.allSettled(files.map((file) => strapi.plugin('upload').provider.delete(file)));
+    const failed = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    for (const { reason } of failed) strapi.log.warn(`image-api: could not delete an upload's file: ${(reason as Error)?.message ?? reason}`);
+    return failed.length === 0;
   }
 
   return {
@@ -120,20 +128,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Journal first: if the process dies before the records are committed, the sweep knows the files.
       const pendingId = await records.journal(upload.name, all.map(({ hash, ext }) => ({ hash, ext })));
       const forgetPending = (trx?: unknown) => records.forget(pendingId, trx);
-      const written: ProviderFile[] = [];
       try {
         // Settle every write before judging, so a failure never races a write still under way.
         const results = await Promise.allSettled(all.map((file, i) => write(file, bytes[i])));
-        results.forEach((result, i) => result.status === 'fulfilled' && written.push(all[i]));
         const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
         if (failed) throw failed.reason;
 
-        // The folder is checked every few seconds; if an editor deleted it just now, the first
-        // attempt fails on it and the second finds or recreates it.
         const now = new Date();
-        const record = (refreshFolder: boolean) =>
+        const folders = strapi.plugin('image-api').service('media-folder');
+        const record = (folder: { id: number; path: string }) =>
           strapi.db.transaction(async ({ trx }) => {
-            const folder = await strapi.plugin('image-api').service('media-folder').current(refreshFolder);
             const fileId = await records.createFile(
               trx,
               {
@@ -187,7 +191,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               now
             );
           });
-        await record(false).catch(() => record(true));
+        // The folder is checked every few seconds. If an editor deleted it since, the records fail on
+        // it: then, and only then, they are written once more, in the folder found or made again.
+        const folder = await folders.current();
+        try {
+          await record(folder);
+        } catch (error) {
+          const again = await folders.current(true).catch(() => folder);
+          if (again.id === folder.id) throw error;
+          await record(again);
+        }
 
         return {
           ...variantView(original, set.original),
@@ -206,8 +219,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           medium: variantView(medium, set.medium),
         };
       } catch (error) {
-        await removeFromProvider(written);
-        await forgetPending().catch(() => undefined);
+        // Every file of the upload, written or not: one whose write failed half-way is there too. The
+        // journal row goes only with them; else the sweep finds them later.
+        if (await removeFromProvider(all)) await forgetPending().catch(() => undefined);
         throw error;
       }
     },
@@ -224,7 +238,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       for (const entry of stale) {
         const recorded = await strapi.db.query(IMAGE_UID).findOne({ where: { name: entry.name }, select: ['id'] });
         if (!recorded) {
-          await removeFromProvider(entry.files as ProviderFile[]);
+          // Files the storage would not let go stay journalled, for the next sweep.
+          if (!(await removeFromProvider(entry.files as ProviderFile[]))) continue;
           cleaned++;
         }
         await strapi.db.query(PENDING_UID).delete({ where: { id: entry.id } });
