@@ -1,12 +1,12 @@
 import type { Core } from '@strapi/strapi';
+import { getConfig, getService } from './get-service';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
-  const plugin = strapi.plugin('image-api');
   // Created at boot so the first concurrent uploads do not race to create it.
-  await plugin.service('media-folder').get();
-  await plugin.service('rate-limits').connect();
-  await plugin.service('debris-sweep').run();
+  await getService(strapi, 'media-folder').get();
+  await getService(strapi, 'rate-limits').connect();
+  await getService(strapi, 'debris-sweep').run();
 
-  const bootstrapKey: string | null = plugin.config('bootstrapKey');
-  if (bootstrapKey) await plugin.service('api-keys').ensure(bootstrapKey);
+  const { bootstrapKey } = getConfig(strapi);
+  if (bootstrapKey) await getService(strapi, 'api-keys').ensure(bootstrapKey);
 };

@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
+import { getService } from './get-service';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
-  await strapi.plugin('image-api').service('rate-limits').disconnect();
+  await getService(strapi, 'rate-limits').disconnect();
 };

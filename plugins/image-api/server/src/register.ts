@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
 import { errors } from '@strapi/utils';
 import { parseRateLimit } from './config/rate-limit';
 import { redactKeysInRequestLog } from './middlewares/log-redaction';
@@ -7,9 +8,9 @@ import { generateKey } from './services/api-keys';
 import { applyHeapGrowth } from './services/heap-growth';
 import { configureImageWork } from './services/image-work';
 import { restrictDecoders } from './services/image-decoders';
-import { VIEWER_PATH } from './services/public-url';
+import { getService, getConfig } from './get-service';
+import { API_KEY_UID, FILE_UID, IMAGE_UID, PLUGIN_ID, SITE_USER_UID, VIEWER_PATH } from './constants';
 
-const KEY_UID = 'plugin::image-api.api-key';
 const SECRET_FIELDS = ['key_hash', 'key_encrypted'];
 
 function withoutSecrets(value: unknown): void {
@@ -20,7 +21,6 @@ function withoutSecrets(value: unknown): void {
     if (entries) withoutSecrets(entries);
   }
 }
-const IMAGE_UID = 'plugin::image-api.image';
 
 /** A key entry's own rate limit must parse as the option does, or the entry is not saved. */
 function checkRateLimit(data: Record<string, unknown> | undefined): void {
@@ -37,18 +37,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   scopeMiddlewaresToUploadRoutes(strapi);
   redactKeysInRequestLog(strapi);
   // Process-wide settings, before anything uses sharp or allocates much.
-  restrictDecoders(strapi.plugin('image-api').config('blockUnusedDecoders'));
-  applyHeapGrowth(strapi.plugin('image-api').config('heapGrowingPercent'));
-  configureImageWork(strapi.plugin('image-api').config('imageConcurrency'), strapi.plugin('image-api').config('sharpThreads'));
+  restrictDecoders(getConfig(strapi).blockUnusedDecoders);
+  applyHeapGrowth(getConfig(strapi).heapGrowingPercent);
+  configureImageWork(getConfig(strapi).imageConcurrency, getConfig(strapi).sharpThreads);
 
   // Keys and images may belong to a users-permissions user too, when that plugin is installed.
   if (strapi.plugin('users-permissions')) {
-    for (const uid of [KEY_UID, IMAGE_UID]) {
+    for (const uid of [API_KEY_UID, IMAGE_UID]) {
       strapi.get('content-types').extend(uid, (contentType: { attributes: Record<string, unknown> }) => {
         contentType.attributes.owner_user = {
           type: 'relation',
           relation: 'manyToOne',
-          target: 'plugin::users-permissions.user',
+          target: SITE_USER_UID,
           configurable: false,
         };
       });
@@ -60,16 +60,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     {
       method: 'GET',
       path: `${VIEWER_PATH}/:id`,
-      handler: (ctx: any, next: any) => strapi.plugin('image-api').controller('viewer').show(ctx, next),
+      handler: (ctx: Context, next: Next) => strapi.plugin(PLUGIN_ID).controller('viewer').show(ctx, next),
       config: { auth: false },
     },
   ]);
 
   strapi.db.lifecycles.subscribe({
-    models: ['plugin::upload.file'],
+    models: [FILE_UID],
     // Deleting a file in the Media Library deletes its image record (the provider files go with the file).
     async afterDelete(event) {
-      await strapi.plugin('image-api').service('images').removeForFile(event.result ?? {});
+      await getService(strapi, 'images').removeForFile(event.result ?? {});
     },
   });
 
@@ -77,24 +77,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   // `private` fields): documents of the key type come out of the document service without them.
   strapi.documents.use(async (context, next) => {
     const result = await next();
-    if (context.uid === KEY_UID) withoutSecrets(result);
+    if (context.uid === API_KEY_UID) withoutSecrets(result);
     return result;
   });
 
   strapi.db.lifecycles.subscribe({
-    models: [KEY_UID],
+    models: [API_KEY_UID],
     // Any change to a key entry applies to the next request on this instance.
-    afterUpdate: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
-    afterUpdateMany: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
-    afterDelete: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
-    afterDeleteMany: () => strapi.plugin('image-api').service('api-keys').forgetCached(),
+    afterUpdate: () => getService(strapi, 'api-keys').forgetCached(),
+    afterUpdateMany: () => getService(strapi, 'api-keys').forgetCached(),
+    afterDelete: () => getService(strapi, 'api-keys').forgetCached(),
+    afterDeleteMany: () => getService(strapi, 'api-keys').forgetCached(),
     beforeUpdate: (event) => checkRateLimit(event.params.data),
     beforeUpdateMany: (event) => checkRateLimit(event.params.data),
     // An entry created in the Content Manager gets its key here, on the server.
     beforeCreate(event) {
       const data = event.params.data as Record<string, unknown>;
       checkRateLimit(data);
-      if (!data.key_hash) Object.assign(data, strapi.plugin('image-api').service('api-keys').material(generateKey()));
+      if (!data.key_hash) Object.assign(data, getService(strapi, 'api-keys').material(generateKey()));
       data.upload_count ??= 0;
     },
   });

@@ -111,7 +111,7 @@ const isPositiveInt = (v: unknown): v is number => Number.isInteger(v) && (v as 
 /** Checks the merged config and fills in the list options (in place: Strapi keeps this object). */
 function validator(config: ImageApiConfig): void {
   const fail = (option: string, expected: string) => {
-    throw new Error(`image-api config: "${option}" must be ${expected} (got ${JSON.stringify(config[option])})`);
+    throw new Error(`image-api config: "${option}" must be ${expected} (got ${JSON.stringify(config[option as keyof ImageApiConfig])})`);
   };
   for (const key of Object.keys(LIST_DEFAULTS) as ListOption[]) {
     if (config[key] === undefined) (config as unknown as Record<string, unknown>)[key] = [...LIST_DEFAULTS[key]];

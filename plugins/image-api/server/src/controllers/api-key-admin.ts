@@ -4,12 +4,13 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
+import { getService } from '../get-service';
+import { API_KEY_UID } from '../constants';
 
-const KEY_UID = 'plugin::image-api.api-key';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const keys = () => strapi.plugin('image-api').service('api-keys');
-  const allowed = (ctx: Context) => ctx.state.userAbility?.can('plugin::content-manager.explorer.update', KEY_UID) === true;
+  const keys = () => getService(strapi, 'api-keys');
+  const allowed = (ctx: Context) => ctx.state.userAbility?.can('plugin::content-manager.explorer.update', API_KEY_UID) === true;
 
   return {
     async reveal(ctx: Context) {

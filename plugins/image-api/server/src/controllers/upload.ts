@@ -5,6 +5,7 @@ import { ApiError, errorBody, errors, isApiError } from '../services/api-error';
 import { imageJson } from '../services/image-json';
 import { readParams } from '../services/request-params';
 import type { UploadRequestState } from '../middlewares/upload-body';
+import { getService, getConfig } from '../get-service';
 
 type Format = 'json' | 'txt' | 'redirect';
 const FORMATS: readonly Format[] = ['json', 'txt', 'redirect'];
@@ -49,7 +50,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         format = asked;
       }
 
-      const uploads = strapi.plugin('image-api').service('upload');
+      const uploads = getService(strapi, 'upload');
       const { key, headers } = await uploads.authorize(params.key, ctx.request.ip);
       ctx.set(headers);
       const image = await uploads.upload(params, key, { method: ctx.method, tempDir: state!.tempDir, borrow: state!.borrow });
@@ -66,7 +67,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         ctx.body = {
           status_code: 200,
           success: { message: 'image uploaded', code: 200 },
-          image: imageJson(image, strapi.plugin('image-api').config('timeZone')),
+          image: imageJson(image, getConfig(strapi).timeZone),
           status_txt: 'OK',
         };
       }

@@ -4,6 +4,7 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { formatSize } from '../services/image-json';
 import type { ViewerImage } from '../services/images';
+import { getService } from '../get-service';
 
 const absolute = (base: string, url: string) => (/^https?:\/\//i.test(url) ? url : `${base}${url}`);
 
@@ -58,8 +59,8 @@ ${image.description ? `<p class="description">${escapeHtml(image.description)}</
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async show(ctx: Context) {
-    const images = strapi.plugin('image-api').service('images');
-    const publicUrl = strapi.plugin('image-api').service('public-url');
+    const images = getService(strapi, 'images');
+    const publicUrl = getService(strapi, 'public-url');
     const id = String(ctx.params.id ?? '');
     const found = /^[A-Za-z0-9]{1,12}$/.test(id) && (await images.countView(id)) ? await images.findForViewer(id) : null;
 

@@ -7,6 +7,7 @@ import cors from '@koa/cors';
 import type { Core } from '@strapi/strapi';
 import type { Context, Middleware, Next } from 'koa';
 import { bodyLimitsFor, uploadBody } from './upload-body';
+import { getConfig } from '../get-service';
 
 type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi }) => Middleware | undefined;
 
@@ -19,7 +20,7 @@ export function uploadPathMatcher(strapi: Core.Strapi) {
 }
 
 function corsFor(strapi: Core.Strapi): Middleware {
-  const origins = (): string[] => strapi.plugin('image-api').config('corsOrigins');
+  const origins = () => getConfig(strapi).corsOrigins;
   return cors({
     origin: (ctx: Context) => {
       const allowed = origins();
@@ -37,14 +38,13 @@ function corsFor(strapi: Core.Strapi): Middleware {
 export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
   const isUploadPath = uploadPathMatcher(strapi);
   const wrap = (name: string, ours: () => Middleware) => {
-    strapi.get('middlewares').extend(name, (factory: MiddlewareFactory) => (config: unknown, deps) => {
+    strapi.get('middlewares').extend(name, (factory: MiddlewareFactory) => (config: unknown, deps: { strapi: Core.Strapi }) => {
       const theirs = factory(config, deps);
       const mine = ours();
       return (ctx: Context, next: Next) =>
         isUploadPath(ctx.path) ? mine(ctx, next) : theirs ? theirs(ctx, next) : next();
     });
   };
-  const config = <T>(name: string) => strapi.plugin('image-api').config<T>(name);
-  wrap('strapi::body', () => uploadBody(() => bodyLimitsFor(config('maxBytes'), config('tmpDir'))));
+  wrap('strapi::body', () => uploadBody(() => bodyLimitsFor(getConfig(strapi).maxBytes, getConfig(strapi).tmpDir)));
   wrap('strapi::cors', () => corsFor(strapi));
 }

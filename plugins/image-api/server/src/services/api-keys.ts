@@ -7,10 +7,12 @@
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
+import type { Knex } from 'knex';
 import { errors } from './api-error';
 import { randomId } from './naming';
+import { getConfig } from '../get-service';
+import { ADMIN_USER_UID, API_KEY_UID } from '../constants';
 
-const KEY_UID = 'plugin::image-api.api-key';
 export const KEY_PREFIX = 'img_';
 
 export interface ApiKeyEntry {
@@ -67,17 +69,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const cache = new Map<string, CachedKey>();
   const secret = (): string => {
     const value: string | undefined =
-      strapi.plugin('image-api').config<string | null>('keyHashSecret') ||
+      getConfig(strapi).keyHashSecret ||
       strapi.config.get<string | undefined>('admin.apiToken.salt');
     if (!value) throw new Error('image-api: set IMAGE_API_KEY_SECRET (the HMAC secret of API key hashes)');
     return value;
   };
-  const query = () => strapi.db.query(KEY_UID);
+  const query = () => strapi.db.query(API_KEY_UID);
   const encryption = () => strapi.service('admin::encryption') as { encrypt(v: string): string | null; decrypt(v: string): string | null };
 
   async function ownerIdFor(email: string | null | undefined): Promise<number | null> {
     if (!email) return null;
-    const user = await strapi.db.query('admin::user').findOne({ where: { email: email.toLowerCase() }, select: ['id'] });
+    const user = await strapi.db.query(ADMIN_USER_UID).findOne({ where: { email: email.toLowerCase() }, select: ['id'] });
     if (!user) throw new Error(`no admin user with the email ${email}`);
     return user.id;
   }
@@ -99,7 +101,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const digest = hashKey(key, secret());
       let cached = cache.get(digest);
       if (!cached || cached.until < Date.now()) {
-        const hasUserOwner = 'owner_user' in strapi.contentType(KEY_UID).attributes;
+        const hasUserOwner = 'owner_user' in strapi.contentType(API_KEY_UID).attributes;
         const entry = await query().findOne({
           where: { key_hash: digest },
           select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'key_hash'],
@@ -116,7 +118,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             active: entry.active,
             expiresAt: entry.expires_at ?? null,
           },
-          until: Date.now() + strapi.plugin('image-api').config<number>('keyCacheMs'),
+          until: Date.now() + getConfig(strapi).keyCacheMs,
         };
         cache.set(digest, cached);
       }
@@ -135,12 +137,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * Counts one upload, in one UPDATE (exact under concurrency), inside the upload's transaction so
      * a key is charged only for uploads that were stored.
      */
-    async recordUse(id: number, trx: unknown) {
-      const meta = strapi.db.metadata.get(KEY_UID);
+    async recordUse(id: number, trx: Knex.Transaction) {
+      const meta = strapi.db.metadata.get(API_KEY_UID);
       const column = (name: string) => (meta.attributes[name] as { columnName?: string }).columnName ?? name;
       const knex = strapi.db.connection;
       await knex(meta.tableName)
-        .transacting(trx as never)
+        .transacting(trx)
         .where('id', id)
         .update({
           [column('upload_count')]: knex.raw('COALESCE(??, 0) + 1', [column('upload_count')]),

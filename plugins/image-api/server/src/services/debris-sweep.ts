@@ -7,6 +7,7 @@
 import fs from 'fs';
 import path from 'path';
 import type { Core } from '@strapi/strapi';
+import { getConfig, getService } from '../get-service';
 import { DEFAULT_TMP_ROOT } from '../middlewares/upload-body';
 
 async function sweepTempFolders(root: string, olderThanMs: number): Promise<number> {
@@ -26,11 +27,10 @@ async function sweepTempFolders(root: string, olderThanMs: number): Promise<numb
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async run(): Promise<{ uploads: number; tempFolders: number }> {
-    const plugin = strapi.plugin('image-api');
-    const olderThanMs: number = plugin.config('sweepAfterMs');
-    const tmpRoot: string = plugin.config<string | null>('tmpDir') ?? DEFAULT_TMP_ROOT;
+    const { sweepAfterMs: olderThanMs, tmpDir } = getConfig(strapi);
+    const tmpRoot = tmpDir ?? DEFAULT_TMP_ROOT;
     const [uploads, tempFolders] = await Promise.all([
-      plugin.service('media-store').sweep(olderThanMs),
+      getService(strapi, 'media-store').sweep(olderThanMs),
       sweepTempFolders(tmpRoot, olderThanMs),
     ]);
     if (uploads || tempFolders) {

@@ -1,7 +1,7 @@
 /** Image records: the viewer's lookup, the atomic view counter, and cleanup when a file goes. */
 import type { Core } from '@strapi/strapi';
+import { IMAGE_UID } from '../constants';
 
-const IMAGE_UID = 'plugin::image-api.image';
 
 export interface ViewerImage {
   idEncoded: string;

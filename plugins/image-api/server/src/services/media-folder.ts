@@ -4,8 +4,9 @@
  * the oldest folder of that name.
  */
 import type { Core } from '@strapi/strapi';
+import { getConfig } from '../get-service';
+import { FOLDER_UID } from '../constants';
 
-const FOLDER_UID = 'plugin::upload.folder';
 
 export interface MediaFolder {
   id: number;
@@ -58,7 +59,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** The folder, cached; `refresh` looks it up again. */
     async get(refresh = false): Promise<MediaFolder> {
       if (!pending || refresh) {
-        const name: string = strapi.plugin('image-api').config('folderName');
+        const name: string = getConfig(strapi).folderName;
         pending = findOrCreate(name).catch((error) => {
           pending = null;
           throw error;

@@ -7,12 +7,13 @@
  */
 import { Readable } from 'stream';
 import type { Core } from '@strapi/strapi';
+import type { Knex } from 'knex';
 import type { EncodedImage, ImageSet } from './image-variants';
 import type { StoredImage, StoredVariant } from './image-json';
 import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
+import { getService } from '../get-service';
+import { IMAGE_UID, PENDING_UPLOAD_UID } from '../constants';
 
-const IMAGE_UID = 'plugin::image-api.image';
-const PENDING_UID = 'plugin::image-api.pending-upload';
 
 export interface NewImage {
   set: ImageSet;
@@ -88,7 +89,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   const absolute = (url: string) => {
     if (/^https?:\/\//i.test(url)) return url;
-    const base: string = strapi.plugin('image-api').service('public-url').base();
+    const base: string = getService(strapi, 'public-url').base();
     return `${base}${url.startsWith('/') ? '' : '/'}${url}`;
   };
 
@@ -124,10 +125,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const all = [original, thumb, medium];
       const bytes = [set.original.buffer, set.thumb.buffer, set.medium.buffer];
 
-      const records = strapi.plugin('image-api').service('upload-records');
+      const records = getService(strapi, 'upload-records');
       // Journal first: if the process dies before the records are committed, the sweep knows the files.
       const pendingId = await records.journal(upload.name, all.map(({ hash, ext }) => ({ hash, ext })));
-      const forgetPending = (trx?: unknown) => records.forget(pendingId, trx);
+      const forgetPending = (trx?: Knex.Transaction) => records.forget(pendingId, trx);
       try {
         // Settle every write before judging, so a failure never races a write still under way.
         const results = await Promise.allSettled(all.map((file, i) => write(file, bytes[i])));
@@ -135,7 +136,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (failed) throw failed.reason;
 
         const now = new Date();
-        const folders = strapi.plugin('image-api').service('media-folder');
+        const folders = getService(strapi, 'media-folder');
         const record = (folder: { id: number; path: string }) =>
           strapi.db.transaction(async ({ trx }) => {
             const fileId = await records.createFile(
@@ -166,7 +167,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             );
             await forgetPending(trx);
             if (upload.apiKeyId !== null) {
-              await strapi.plugin('image-api').service('api-keys').recordUse(upload.apiKeyId, trx);
+              await getService(strapi, 'api-keys').recordUse(upload.apiKeyId, trx);
             }
             await records.createImage(
               trx,
@@ -214,7 +215,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           originalExif: upload.originalExif,
           createdAt: now,
           storage: providerName(),
-          viewerUrl: strapi.plugin('image-api').service('public-url').viewer(upload.idEncoded),
+          viewerUrl: getService(strapi, 'public-url').viewer(upload.idEncoded),
           thumb: variantView(thumb, set.thumb),
           medium: variantView(medium, set.medium),
         };
@@ -233,7 +234,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     async sweep(olderThanMs: number): Promise<number> {
       const before = new Date(Date.now() - olderThanMs);
-      const stale = await strapi.db.query(PENDING_UID).findMany({ where: { createdAt: { $lte: before } } });
+      const stale = await strapi.db.query(PENDING_UPLOAD_UID).findMany({ where: { createdAt: { $lte: before } } });
       let cleaned = 0;
       for (const entry of stale) {
         const recorded = await strapi.db.query(IMAGE_UID).findOne({ where: { name: entry.name }, select: ['id'] });
@@ -242,7 +243,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           if (!(await removeFromProvider(entry.files as ProviderFile[]))) continue;
           cleaned++;
         }
-        await strapi.db.query(PENDING_UID).delete({ where: { id: entry.id } });
+        await strapi.db.query(PENDING_UPLOAD_UID).delete({ where: { id: entry.id } });
       }
       return cleaned;
     },

@@ -8,6 +8,7 @@
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Core } from '@strapi/strapi';
+import { getConfig } from '../get-service';
 import { errors } from './api-error';
 import type { AuthenticatedKey } from './api-keys';
 import { parseRateLimit, type RateLimitPolicy, type RateWindow } from '../config/rate-limit';
@@ -25,7 +26,6 @@ function quotaHeaders(window: RateWindow, res: RateLimiterRes): Headers {
 }
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const config = <T>(name: string) => strapi.plugin('image-api').config<T>(name);
   const limiters = new Map<string, RateLimiterAbstract>();
   let redis: Redis | null = null;
 
@@ -41,7 +41,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return parsed;
   }
   function keyPolicy(key: AuthenticatedKey): RateLimitPolicy {
-    const fallback = config<string>('rateLimit');
+    const fallback = getConfig(strapi).rateLimit;
     if (key.rateLimit === null) return policy(fallback);
     try {
       return policy(key.rateLimit);
@@ -52,7 +52,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   function limiter(scope: string, window: RateWindow): RateLimiterAbstract {
-    const prefix = `${config<string>('redisPrefix')}:${scope}:${window.points}/${window.unit}`;
+    const prefix = `${getConfig(strapi).redisPrefix}:${scope}:${window.points}/${window.unit}`;
     let found = limiters.get(prefix);
     if (!found) {
       const options = { keyPrefix: prefix, points: window.points, duration: window.seconds };
@@ -92,7 +92,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     async connect() {
-      const url = config<string | null>('redisUrl');
+      const url = getConfig(strapi).redisUrl;
       if (!url || redis) return;
       // No offline queue: a command while Redis is away fails fast and the memory insurance answers.
       redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
@@ -114,7 +114,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Refuses an address that failed authentication too often (before its key is even looked up). */
     async checkAddress(ip: string): Promise<void> {
-      const windows = policy(config<string>('failedAuthLimit'));
+      const windows = policy(getConfig(strapi).failedAuthLimit);
       if (!windows) return;
       for (const window of windows) {
         const res = await limiter('authfail', window).get(ip);
@@ -128,7 +128,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Counts a failed authentication against the client address. */
     async recordFailedAuth(ip: string): Promise<void> {
-      const windows = policy(config<string>('failedAuthLimit'));
+      const windows = policy(getConfig(strapi).failedAuthLimit);
       if (!windows) return;
       await Promise.allSettled(windows.map((w) => limiter('authfail', w).consume(ip)));
     },

@@ -13,14 +13,12 @@
  * database lifecycles still run, so subscribers to file creation hear of API uploads.
  */
 import type { Core } from '@strapi/strapi';
+import type { Knex as KnexInstance } from 'knex';
+import { FILE_UID, IMAGE_UID, PENDING_UPLOAD_UID } from '../constants';
 
-const FILE_UID = 'plugin::upload.file';
-const IMAGE_UID = 'plugin::image-api.image';
-const PENDING_UID = 'plugin::image-api.pending-upload';
 
-/** A knex transaction (or the connection itself): callable with a table name. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Knex = any;
+/** A knex transaction, or the connection itself (Strapi's own knex). */
+type Knex = KnexInstance | KnexInstance.Transaction;
 type Data = Record<string, unknown>;
 
 interface Column {
@@ -125,13 +123,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Journals an upload about to be written (its own statement, committed at once); returns the entry id. */
     async journal(name: string, files: Array<{ hash: string; ext: string }>): Promise<number> {
       const now = new Date();
-      const row = toRow(PENDING_UID, { name, files, createdAt: now, updatedAt: now, publishedAt: now });
-      return insert(strapi.db.connection, model(PENDING_UID).tableName, row);
+      const row = toRow(PENDING_UPLOAD_UID, { name, files, createdAt: now, updatedAt: now, publishedAt: now });
+      return insert(strapi.db.connection, model(PENDING_UPLOAD_UID).tableName, row);
     },
 
     /** Removes a journal entry (in `trx` when given). */
     async forget(id: number, trx: Knex = strapi.db.connection): Promise<void> {
-      await trx.raw('delete from ?? where ?? = ?', [model(PENDING_UID).tableName, 'id', id]);
+      await trx.raw('delete from ?? where ?? = ?', [model(PENDING_UPLOAD_UID).tableName, 'id', id]);
     },
 
     /** The Media Library file entry and its folder link; returns the entry id. */

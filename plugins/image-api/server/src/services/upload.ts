@@ -20,6 +20,7 @@ import type { StoredImage } from './image-json';
 import type { SourceInput, UploadParams } from './request-params';
 import type { AuthenticatedKey } from './api-keys';
 import type { ImageApiConfig } from '../config';
+import { getService, getConfig } from '../get-service';
 
 export interface UploadContext {
   method: string;
@@ -52,7 +53,7 @@ interface ReadSource {
 }
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  const config = (): ImageApiConfig => strapi.config.get('plugin::image-api');
+  const config = (): ImageApiConfig => getConfig(strapi);
   // Built once per allow-list (its entries were checked at boot), not per URL upload.
   let addressPolicy: { entries: string; policy: AddressPolicy } | null = null;
   const policyFor = (entries: string[]): AddressPolicy => {
@@ -90,11 +91,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * up, one upload charged to its rate limit. Returns the quota headers of the answer.
      */
     async authorize(key: string | null, clientIp: string): Promise<{ key: AuthenticatedKey; headers: Record<string, string> }> {
-      const limits = strapi.plugin('image-api').service('rate-limits');
+      const limits = getService(strapi, 'rate-limits');
       await limits.checkAddress(clientIp);
       let apiKey: AuthenticatedKey;
       try {
-        apiKey = await strapi.plugin('image-api').service('api-keys').authenticate(key);
+        apiKey = await getService(strapi, 'api-keys').authenticate(key);
       } catch (error) {
         // A key that matches nothing is a guess: count it against the address.
         if (key && isApiError(error) && error.status === 401) await limits.recordFailedAuth(clientIp);
@@ -121,7 +122,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const idEncoded = randomId(10);
       const extension = EXTENSION_BY_FORMAT[set.original.format];
       const originalFilename = cleanOriginalFilename(filename ?? '') || `${idEncoded}.${extension}`;
-      return strapi.plugin('image-api').service('media-store').store({
+      return getService(strapi, 'media-store').store({
         set,
         idEncoded,
         name: storedName(filename, idEncoded),
