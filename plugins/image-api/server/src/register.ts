@@ -4,10 +4,10 @@ import { errors } from '@strapi/utils';
 import { parseRateLimit } from './config/rate-limit';
 import { redactKeysInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
-import { generateKey } from './services/api-keys';
-import { applyHeapGrowth } from './services/heap-growth';
-import { configureImageWork } from './services/image-work';
-import { restrictDecoders } from './services/image-decoders';
+import { generateKey } from './services/keys/api-keys';
+import { applyHeapGrowth } from './services/runtime/heap-growth';
+import { configureImageWork } from './services/images/image-work';
+import { restrictDecoders } from './services/images/image-decoders';
 import { getService, getConfig } from './get-service';
 import { API_KEY_UID, FILE_UID, IMAGE_UID, PLUGIN_ID, SITE_USER_UID, VIEWER_PATH } from './constants';
 

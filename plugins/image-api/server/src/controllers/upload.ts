@@ -1,9 +1,9 @@
 /** `/api/<version>/<action>`: reads the request, runs the upload service, answers in the asked format. */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { ApiError, errorBody, errors, isApiError } from '../services/api-error';
-import { imageJson } from '../services/image-json';
-import { readParams } from '../services/request-params';
+import { ApiError, errorBody, errors, isApiError } from '../services/contract/api-error';
+import { imageJson } from '../services/contract/image-json';
+import { readParams } from '../services/contract/request-params';
 import type { UploadRequestState } from '../middlewares/upload-body';
 import { getService, getConfig } from '../get-service';
 
@@ -53,7 +53,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       const uploads = getService(strapi, 'upload');
       const { key, headers } = await uploads.authorize(params.key, ctx.request.ip);
       ctx.set(headers);
-      const image = await uploads.upload(params, key, { method: ctx.method, tempDir: state!.tempDir, borrow: state!.borrow });
+      const image = await uploads.upload(params, key, { method: ctx.method, tempDir: state!.scope.tempDir, borrow: state!.scope.borrow });
 
       if (format === 'redirect') {
         ctx.status = 302;

@@ -2,8 +2,8 @@
 import escapeHtml from 'escape-html';
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { formatSize } from '../services/image-json';
-import type { ViewerImage } from '../services/images';
+import { formatSize } from '../services/contract/image-json';
+import type { ViewerImage } from '../services/storage/images';
 import { getService } from '../get-service';
 
 const absolute = (base: string, url: string) => (/^https?:\/\//i.test(url) ? url : `${base}${url}`);

@@ -6,6 +6,7 @@
 import cors from '@koa/cors';
 import type { Core } from '@strapi/strapi';
 import type { Context, Middleware, Next } from 'koa';
+import { tempRoot } from '../services/runtime/temp-folders';
 import { bodyLimitsFor, uploadBody } from './upload-body';
 import { getConfig } from '../get-service';
 
@@ -45,6 +46,8 @@ export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
         isUploadPath(ctx.path) ? mine(ctx, next) : theirs ? theirs(ctx, next) : next();
     });
   };
-  wrap('strapi::body', () => uploadBody(() => bodyLimitsFor(getConfig(strapi).maxBytes, getConfig(strapi).tmpDir)));
+  wrap('strapi::body', () =>
+    uploadBody(() => ({ limits: bodyLimitsFor(getConfig(strapi).maxBytes), tmpRoot: tempRoot(getConfig(strapi).tmpDir) }))
+  );
   wrap('strapi::cors', () => corsFor(strapi));
 }

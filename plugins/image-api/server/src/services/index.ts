@@ -1,17 +1,19 @@
-import apiKeys from './api-keys';
-import debrisSweep from './debris-sweep';
-import images from './images';
-import mediaFolder from './media-folder';
-import mediaStore from './media-store';
-import publicUrl from './public-url';
-import rateLimits from './rate-limits';
+import apiKeys from './keys/api-keys';
+import debrisSweep from './storage/debris-sweep';
+import images from './storage/images';
+import journal from './storage/journal';
+import mediaFolder from './storage/media-folder';
+import mediaStore from './storage/media-store';
+import publicUrl from './contract/public-url';
+import rateLimits from './keys/rate-limits';
 import upload from './upload';
-import uploadRecords from './upload-records';
+import uploadRecords from './storage/upload-records';
 
 export default {
   'api-keys': apiKeys,
   'debris-sweep': debrisSweep,
   images,
+  journal,
   'media-folder': mediaFolder,
   'media-store': mediaStore,
   'public-url': publicUrl,

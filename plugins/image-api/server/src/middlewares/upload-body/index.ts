@@ -1,0 +1,69 @@
+/**
+ * Parses the bodies of the upload routes, with limits that fit the image limit (Strapi's body parser
+ * refuses urlencoded bodies over 56 KB, and formidable mangles parts without a Content-Type):
+ * multipart (multipart.ts) and urlencoded or JSON (form.ts), into buffers lent by the request's
+ * scope, which is given back when the request ends, whatever happened.
+ * A refused body is not answered here: the error is left in `ctx.state.imageApi.bodyError` so the
+ * controller answers it in the client's format.
+ */
+import type { Context, Next } from 'koa';
+import { ApiError, errors } from '../../services/contract/api-error';
+import { BufferPool } from '../../services/runtime/buffer-pool';
+import { openRequestScope, type RequestScope } from '../../services/runtime/request-scope';
+import { createTempFolders } from '../../services/runtime/temp-folders';
+import type { BodyLimits, FilePart } from './body';
+import { parseTextBody } from './form';
+import { MULTIPART_OVERHEAD, parseMultipart } from './multipart';
+
+export { bodyLimitsFor, type BodyLimits } from './body';
+
+/** What the upload routes find in `ctx.state.imageApi`. */
+export interface UploadRequestState {
+  scope: RequestScope;
+  bodyError: ApiError | null;
+}
+
+/** The body middleware of the upload routes (see the file comment); `settingsOf` is read per request. */
+export function uploadBody(settingsOf: () => { limits: BodyLimits; tmpRoot: string }) {
+  // Sized for typical images: bigger parts get buffers of their own.
+  const pool = new BufferPool({ minBytes: 256 * 1024, maxBytes: 32 * 1024 * 1024, maxIdleBytes: 32 * 1024 * 1024 });
+  const folders = createTempFolders();
+  return async (ctx: Context, next: Next) => {
+    const { limits, tmpRoot } = settingsOf();
+    const scope = openRequestScope({ pool, folders, tmpRoot });
+    const state: UploadRequestState = { scope, bodyError: null };
+    ctx.state.imageApi = state;
+    try {
+      const request = ctx.request as unknown as { body?: unknown; files?: Record<string, FilePart> };
+      request.body = {};
+      try {
+        const declared = Number(ctx.get('content-length'));
+        // A body declared bigger than any acceptable one is refused before a byte is read.
+        if (Number.isFinite(declared) && declared > limits.maxTextBytes + MULTIPART_OVERHEAD) {
+          throw errors.tooBig(limits.maxBytes);
+        }
+        if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
+          if (ctx.is('multipart')) {
+            const { fields, files } = await parseMultipart(ctx, limits, scope.borrow);
+            request.body = fields;
+            request.files = files;
+          } else if (ctx.is('json', 'urlencoded')) {
+            const { fields, files } = await parseTextBody(ctx, limits, scope.borrow);
+            request.body = fields ?? {};
+            request.files = files;
+          }
+        }
+      } catch (error) {
+        state.bodyError = error instanceof ApiError ? error : errors.badRequest('Malformed request body');
+        // Parsing stops here and the answer goes out now. The unread rest of the body is discarded
+        // as it arrives (never stored; Node's request timeout bounds it): closing the socket on
+        // unread data would reset it and could cost the client the answer.
+        ctx.req.resume();
+      }
+      await next();
+    } finally {
+      // Everything that read the parts (image work, provider writes) has settled by now.
+      await scope.end();
+    }
+  };
+}

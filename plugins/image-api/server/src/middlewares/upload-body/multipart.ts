@@ -1,0 +1,93 @@
+/**
+ * Multipart bodies, with busboy. `source`/`image` parts are collected in memory into buffers lent by
+ * the request scope; each is capped (the image limit for a file part, the text limit for an untyped
+ * one that may hold base64), parsing stops the moment a cap is passed, and nothing touches the disk.
+ * A part with no filename whose content is a URL or base64 text counts as a text field.
+ */
+import Busboy, { type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
+import type { Context } from 'koa';
+import { errors } from '../../services/contract/api-error';
+import { addField, SOURCE_PARTS, type BodyLimits, type Fields, type FilePart, type ParsedBody } from './body';
+
+const TEXT_SOURCE_HEAD = /^\s*(https?:\/\/|data:|[A-Za-z0-9+/_=\s-]+$)/i;
+
+interface SourcePart extends FilePart {
+  name: string;
+  /** Sent with neither filename nor Content-Type: text or raw bytes, decided by its content. */
+  untyped: boolean;
+}
+
+/** Room for multipart boundaries, part headers and the small text fields next to the image. */
+export const MULTIPART_OVERHEAD = 1_000_000;
+
+export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (size: number) => Buffer): Promise<ParsedBody> {
+  const fields: Fields = {};
+  const parts: SourcePart[] = [];
+  let tooBig = false;
+
+  await new Promise<void>((resolve, reject) => {
+    let parser: BusboyInstance;
+    // Stops parsing at once; the caller answers and discards the rest.
+    const abort = (error: unknown) => {
+      ctx.req.unpipe(parser);
+      reject(error);
+    };
+    try {
+      parser = Busboy({
+        headers: ctx.req.headers as BusboyHeaders,
+        // One byte over the largest part, so the byte cap (not a silent truncation) ends an oversized one.
+        limits: { fileSize: limits.maxTextBytes + 1, fieldSize: limits.maxTextBytes, fields: 100, files: 5, parts: 120 },
+        isPartAFile: (name, _type, filename) => SOURCE_PARTS.has(name ?? '') || filename !== undefined,
+      });
+    } catch {
+      reject(errors.badRequest('Malformed multipart body'));
+      return;
+    }
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (valueTruncated) tooBig = true;
+      addField(fields, name, value);
+    });
+    parser.on('file', (name, stream, filename, _encoding, mimetype) => {
+      if (!SOURCE_PARTS.has(name)) {
+        stream.resume();
+        return;
+      }
+      const untyped = filename === undefined && mimetype === 'text/plain';
+      const part: SourcePart = { name, bytes: Buffer.alloc(0), originalFilename: filename ?? null, size: 0, untyped };
+      parts.push(part);
+      // A part that is certainly a file stops at the image limit; an untyped one may hold base64 text.
+      const cap = untyped ? limits.maxTextBytes : limits.maxBytes;
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => {
+        part.size += chunk.length;
+        if (part.size > cap) abort(errors.tooBig(limits.maxBytes));
+        else chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        part.bytes = borrow(part.size);
+        let offset = 0;
+        for (const chunk of chunks) offset += chunk.copy(part.bytes, offset);
+      });
+      // A part cut short (truncated multipart) errors on its own stream: without this listener that
+      // error would be unhandled and take the process down.
+      stream.on('error', () => abort(errors.badRequest('Malformed multipart body')));
+    });
+    parser.on('finish', resolve);
+    parser.on('error', () => reject(errors.badRequest('Malformed multipart body')));
+    ctx.req.on('aborted', () => abort(errors.badRequest('Request aborted')));
+    ctx.req.pipe(parser);
+  });
+  if (tooBig) throw errors.tooBig(limits.maxBytes);
+
+  // The first real file of each name wins; untyped parts holding text are text fields.
+  const files: Record<string, FilePart> = {};
+  for (const part of parts) {
+    if (part.untyped && TEXT_SOURCE_HEAD.test(part.bytes.subarray(0, 1024).toString('latin1'))) {
+      addField(fields, part.name, part.bytes.toString('utf8'));
+    } else if (!files[part.name]) {
+      const { bytes, originalFilename, size } = part;
+      files[part.name] = { bytes, originalFilename, size };
+    }
+  }
+  return { fields, files };
+}

@@ -1,0 +1,151 @@
+/**
+ * The image work: the stored original (upright, BMP as PNG, animations untouched) and its two
+ * variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled up).
+ */
+import decodeBmp from 'decode-bmp';
+import sharp, { type Sharp, type SharpOptions } from 'sharp';
+import { errors, isApiError } from '../contract/api-error';
+import type { ProbedImage } from './image-probe';
+import { isClean, stripLossless } from './image-metadata';
+import { all } from '../runtime/settle-all';
+
+export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp';
+
+export interface EncodedImage {
+  buffer: Buffer;
+  format: OutputFormat;
+  width: number;
+  height: number;
+  channels: number;
+  bits: number;
+}
+
+export interface ImageSet {
+  original: EncodedImage;
+  thumb: EncodedImage;
+  medium: EncodedImage;
+}
+
+export interface VariantOptions {
+  thumbSize: number;
+  mediumWidth: number;
+  jpegQuality: number;
+  maxPixels: number;
+  /** Keep EXIF/XMP/IPTC in stored originals (default: removed). */
+  keepExif: boolean;
+}
+
+type SharpInput = { input: Buffer; options: SharpOptions; opaque?: boolean };
+
+/** sharp has no BMP loader: decode with decode-bmp and hand sharp the raw pixels. */
+function bmpInput(bytes: Buffer): SharpInput {
+  let bmp: ReturnType<typeof decodeBmp>;
+  try {
+    bmp = decodeBmp(bytes);
+  } catch {
+    throw errors.invalidImage();
+  }
+  const { width, height, data, colorDepth } = bmp;
+  return {
+    input: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+    options: { raw: { width, height, channels: 4 } },
+    // decode-bmp always gives RGBA; only 32-bit BMPs carry a real alpha channel.
+    opaque: colorDepth !== 32,
+  };
+}
+
+function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
+  switch (format) {
+    case 'jpeg':
+      return pipeline.jpeg({ quality });
+    case 'png':
+      return pipeline.png();
+    case 'webp':
+      return pipeline.webp({ quality });
+    case 'gif':
+      return pipeline.gif();
+  }
+}
+
+async function render(pipeline: Sharp, format: OutputFormat, quality: number): Promise<EncodedImage> {
+  const { data, info } = await encode(pipeline, format, quality).toBuffer({ resolveWithObject: true });
+  return { buffer: data, format, width: info.width, height: info.height, channels: info.channels, bits: 8 };
+}
+
+export async function buildImageSet(bytes: Buffer, probed: ProbedImage, options: VariantOptions): Promise<ImageSet> {
+  const isBmp = probed.type === 'bmp';
+  const source: SharpInput = isBmp
+    ? bmpInput(bytes)
+    : { input: bytes, options: { autoOrient: true, failOn: 'warning', limitInputPixels: options.maxPixels } };
+  const format: OutputFormat = isBmp ? 'png' : (probed.type as OutputFormat);
+  const open = () => {
+    const image = sharp(source.input, source.options);
+    return source.opaque ? image.removeAlpha() : image;
+  };
+
+  try {
+    const [original, { thumb, medium }] = await all<[EncodedImage, { thumb: EncodedImage; medium: EncodedImage }]>([
+      storedOriginal(bytes, probed, format, open, options),
+      renderVariants(open, format, options),
+    ]);
+    return { original, thumb, medium };
+  } catch (error) {
+    if (isApiError(error)) throw error;
+    throw errors.invalidImage();
+  }
+}
+
+/**
+ * `.md` and `.th` from one decode: the image is decoded once, shrunk on load, to the medium's size;
+ * the medium is encoded from those pixels and the thumb cropped from them. Only when the medium is
+ * too small for a sharp 160×160 crop (a panorama, say) is the thumb made from the original again.
+ */
+async function renderVariants(open: () => Sharp, format: OutputFormat, options: VariantOptions) {
+  const { data, info } = await open()
+    .resize({ width: options.mediumWidth, withoutEnlargement: true })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const pixels = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+  const crop = { fit: 'cover', position: 'centre' } as const;
+  const smallMedium = Math.min(info.width, info.height) < options.thumbSize && info.width === options.mediumWidth;
+  const [medium, thumb] = await all<[EncodedImage, EncodedImage]>([
+    render(pixels(), format, options.jpegQuality),
+    render((smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop), format, options.jpegQuality),
+  ]);
+  return { medium, thumb };
+}
+
+/**
+ * The stored original. Upright, metadata-free originals keep their exact bytes (animations too).
+ * Rotated ones and BMPs are re-encoded. Personal metadata is removed losslessly where possible
+ * (JPEG, PNG), else by re-encoding; `keepExif` keeps it. Kept bytes are still fully decoded by the
+ * variant renders, so corrupt data is refused, not stored.
+ */
+async function storedOriginal(
+  bytes: Buffer,
+  probed: ProbedImage,
+  format: OutputFormat,
+  open: () => Sharp,
+  options: VariantOptions
+): Promise<EncodedImage> {
+  const quality = Math.max(options.jpegQuality, 92);
+  const kept = (buffer: Buffer): EncodedImage => {
+    const { width, height, channels, bits } = probed;
+    return { buffer, format, width, height, channels, bits };
+  };
+  const animated = probed.pages > 1;
+
+  if (probed.type === 'bmp' || (probed.orientation > 1 && !animated)) {
+    const pipeline = options.keepExif ? open().keepMetadata() : open().keepIccProfile();
+    const image = await render(pipeline, format, quality);
+    return { ...image, bits: probed.type === 'bmp' ? 8 : probed.bits };
+  }
+  if (options.keepExif || !probed.hasMetadata) return kept(bytes);
+
+  if (format === 'jpeg' || format === 'png') {
+    const cleaned = await stripLossless(bytes);
+    if (await isClean(cleaned)) return kept(cleaned);
+  }
+  const reencoded = sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels }).keepIccProfile();
+  return { ...(await render(reencoded, format, quality)), width: probed.width, height: probed.height, bits: probed.bits };
+}

@@ -1,0 +1,56 @@
+/**
+ * The upload journal (content type `pending-upload`): a row naming an upload's provider files is
+ * committed before they are written, and deleted in the transaction that records the upload. A row
+ * that outlives its upload names files nobody will serve: a crash came in between, or the storage
+ * would not delete them after a failure. The sweep removes those files, then the row; a row goes
+ * only once its files are really gone.
+ */
+import type { Core } from '@strapi/strapi';
+import { IMAGE_UID, PENDING_UPLOAD_UID } from '../../constants';
+import { getService } from '../../get-service';
+import { createRowWriter, type Knex } from './sql-rows';
+
+/** A provider file, as the journal names it. */
+export interface JournalledFile {
+  hash: string;
+  ext: string;
+}
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const { model, toRow, insert } = createRowWriter(strapi);
+  const table = () => model(PENDING_UPLOAD_UID).tableName;
+
+  return {
+    /** Journals an upload about to be written (its own statement, committed at once); returns the row id. */
+    async open(name: string, files: JournalledFile[]): Promise<number> {
+      const now = new Date();
+      const row = toRow(PENDING_UPLOAD_UID, { name, files, createdAt: now, updatedAt: now, publishedAt: now });
+      return insert(strapi.db.connection, table(), row);
+    },
+
+    /** Deletes a row: its upload was recorded (in `trx`), or its files are gone. */
+    async close(id: number, trx: Knex = strapi.db.connection): Promise<void> {
+      await trx.raw('delete from ?? where ?? = ?', [table(), 'id', id]);
+    },
+
+    /**
+     * Removes the files of rows older than `olderThanMs` whose upload was never recorded, then the
+     * rows. Rows whose files the storage would not delete stay, for the next sweep. Returns the
+     * number of uploads cleaned.
+     */
+    async sweep(olderThanMs: number): Promise<number> {
+      const before = new Date(Date.now() - olderThanMs);
+      const stale = await strapi.db.query(PENDING_UPLOAD_UID).findMany({ where: { createdAt: { $lte: before } } });
+      let cleaned = 0;
+      for (const entry of stale) {
+        const recorded = await strapi.db.query(IMAGE_UID).findOne({ where: { name: entry.name }, select: ['id'] });
+        if (!recorded) {
+          if (!(await getService(strapi, 'media-store').remove(entry.files as JournalledFile[]))) continue;
+          cleaned++;
+        }
+        await this.close(entry.id);
+      }
+      return cleaned;
+    },
+  };
+};

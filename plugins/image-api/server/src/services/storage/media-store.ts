@@ -1,0 +1,231 @@
+/**
+ * Stores an accepted upload: the original and both variants through the configured upload provider
+ * (local disk, S3, ...), then the `plugin::upload.file` entry (variants recorded in `formats`, so the
+ * Media Library previews it and deleting it there deletes every file) and the image record, in one
+ * transaction. Complete or absent: if anything fails, the upload's files are removed again, and the
+ * journal row naming them stays until they really are gone.
+ */
+import { Readable } from 'stream';
+import type { Core } from '@strapi/strapi';
+import type { EncodedImage, ImageSet } from '../images/image-variants';
+import type { StoredImage, StoredVariant } from '../contract/image-json';
+import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
+import { getService } from '../../get-service';
+import type { JournalledFile } from './journal';
+
+
+export interface NewImage {
+  set: ImageSet;
+  idEncoded: string;
+  /** Stored base name, unique. */
+  name: string;
+  md5: string;
+  originalFilename: string;
+  title: string | null;
+  description: string | null;
+  nsfw: boolean;
+  apiKeyId: number | null;
+  /** The admin user the key belongs to: the image is theirs ("created by" in the Media Library). */
+  ownerId: number | null;
+  /** The users-permissions user the key belongs to: recorded on the image record. */
+  ownerUserId: number | null;
+  /** What the original's EXIF said, when `keepExif` is on. */
+  originalExif: Record<string, unknown> | null;
+}
+
+/** The file object the upload provider API works with. */
+export interface ProviderFile {
+  name: string;
+  hash: string;
+  ext: string;
+  mime: string;
+  size: number;
+  sizeInBytes: number;
+  width: number;
+  height: number;
+  url?: string;
+  provider_metadata?: Record<string, unknown>;
+  getStream: () => Readable;
+  buffer?: Buffer;
+}
+
+const kilobytes = (bytes: number) => Math.round((bytes / 1000) * 100) / 100;
+
+function providerFile(image: EncodedImage, hash: string): ProviderFile {
+  const ext = `.${EXTENSION_BY_FORMAT[image.format]}`;
+  return {
+    name: `${hash}${ext}`,
+    hash,
+    ext,
+    mime: MIME_BY_FORMAT[image.format],
+    size: kilobytes(image.buffer.length),
+    sizeInBytes: image.buffer.length,
+    width: image.width,
+    height: image.height,
+    getStream: () => Readable.from(image.buffer),
+  };
+}
+
+/** The shape Strapi keeps in `formats[key]`. */
+const formatEntry = ({ getStream, ...file }: ProviderFile) => ({ ...file, path: null });
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  /**
+   * Writes one file through the configured provider. The bytes are in memory already, so a provider
+   * with a buffer API gets them as they are (the local one: one writeFile); stream-only providers
+   * get a stream, through the upload plugin's own provider service.
+   */
+  const write = async (file: ProviderFile, bytes: Buffer) => {
+    const provider = strapi.plugin('upload').provider;
+    if (typeof provider.upload === 'function') {
+      await provider.upload(Object.assign(file, { buffer: bytes }));
+      delete file.buffer;
+    } else {
+      await strapi.plugin('upload').service('provider').upload(file);
+    }
+  };
+  const providerName = (): string => strapi.config.get('plugin::upload.provider') ?? 'local';
+
+  const absolute = (url: string) => {
+    if (/^https?:\/\//i.test(url)) return url;
+    const base: string = getService(strapi, 'public-url').base();
+    return `${base}${url.startsWith('/') ? '' : '/'}${url}`;
+  };
+
+  const variantView = (file: ProviderFile, image: EncodedImage): StoredVariant => ({
+    name: file.hash,
+    extension: file.ext.slice(1),
+    mime: file.mime,
+    width: image.width,
+    height: image.height,
+    size: image.buffer.length,
+    bits: image.bits,
+    channels: image.channels,
+    url: absolute(file.url ?? ''),
+  });
+
+  /**
+   * Deletes files through the provider (a file that is not there counts as deleted); true when every
+   * one is gone. Whoever journalled them keeps the journal row until this says true.
+   */
+  async function remove(files: JournalledFile[]): Promise<boolean> {
+    const results = await Promise.allSettled(files.map((file) => strapi.plugin('upload').provider.delete(file)));
+    const failed = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    for (const { reason } of failed) strapi.log.warn(`image-api: could not delete an upload's file: ${(reason as Error)?.message ?? reason}`);
+    return failed.length === 0;
+  }
+
+  return {
+    remove,
+
+    async store(upload: NewImage): Promise<StoredImage> {
+      const { set } = upload;
+      const original = providerFile(set.original, upload.name);
+      const thumb = providerFile(set.thumb, `${upload.name}.th`);
+      const medium = providerFile(set.medium, `${upload.name}.md`);
+      const all = [original, thumb, medium];
+      const bytes = [set.original.buffer, set.thumb.buffer, set.medium.buffer];
+
+      const records = getService(strapi, 'upload-records');
+      const journal = getService(strapi, 'journal');
+      // Journal first: if the process dies before the records are committed, the sweep knows the files.
+      const journalId = await journal.open(upload.name, all.map(({ hash, ext }) => ({ hash, ext })));
+      try {
+        // Settle every write before judging, so a failure never races a write still under way.
+        const results = await Promise.allSettled(all.map((file, i) => write(file, bytes[i])));
+        const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+        if (failed) throw failed.reason;
+
+        const now = new Date();
+        const folders = getService(strapi, 'media-folder');
+        const record = (folder: { id: number; path: string }) =>
+          strapi.db.transaction(async ({ trx }) => {
+            const fileId = await records.createFile(
+              trx,
+              {
+                data: {
+                  name: upload.originalFilename,
+                  alternativeText: upload.title,
+                  caption: upload.description,
+                  hash: original.hash,
+                  ext: original.ext,
+                  mime: original.mime,
+                  size: original.size,
+                  width: original.width,
+                  height: original.height,
+                  url: original.url,
+                  provider: providerName(),
+                  provider_metadata: original.provider_metadata ?? null,
+                  // `thumbnail` is the key the Media Library previews.
+                  formats: { thumbnail: formatEntry(thumb), medium: formatEntry(medium) },
+                  folderPath: folder.path,
+                  publishedAt: now,
+                },
+                folderId: folder.id,
+                userId: upload.ownerId,
+              },
+              now
+            );
+            await journal.close(journalId, trx);
+            if (upload.apiKeyId !== null) {
+              await getService(strapi, 'api-keys').recordUse(upload.apiKeyId, trx);
+            }
+            await records.createImage(
+              trx,
+              {
+                data: {
+                  id_encoded: upload.idEncoded,
+                  name: upload.name,
+                  title: upload.title,
+                  description: upload.description,
+                  md5: upload.md5,
+                  views: 0,
+                  nsfw: upload.nsfw,
+                  original_filename: upload.originalFilename,
+                  original_exifdata: upload.originalExif,
+                  publishedAt: now,
+                },
+                fileId,
+                apiKeyId: upload.apiKeyId,
+                ownerId: upload.ownerId,
+                ownerUserId: upload.ownerUserId,
+              },
+              now
+            );
+          });
+        // The folder is checked every few seconds. If an editor deleted it since, the records fail on
+        // it: then, and only then, they are written once more, in the folder found or made again.
+        const folder = await folders.current();
+        try {
+          await record(folder);
+        } catch (error) {
+          const again = await folders.current(true).catch(() => folder);
+          if (again.id === folder.id) throw error;
+          await record(again);
+        }
+
+        return {
+          ...variantView(original, set.original),
+          idEncoded: upload.idEncoded,
+          md5: upload.md5,
+          title: upload.title,
+          description: upload.description,
+          nsfw: upload.nsfw,
+          views: 0,
+          originalFilename: upload.originalFilename,
+          originalExif: upload.originalExif,
+          createdAt: now,
+          storage: providerName(),
+          viewerUrl: getService(strapi, 'public-url').viewer(upload.idEncoded),
+          thumb: variantView(thumb, set.thumb),
+          medium: variantView(medium, set.medium),
+        };
+      } catch (error) {
+        // Every file of the upload, written or not: one whose write failed half-way is there too. The
+        // journal row goes only with them; else the sweep finds them later.
+        if (await remove(all)) await journal.close(journalId).catch(() => undefined);
+        throw error;
+      }
+    },
+  };
+};
