@@ -7,13 +7,15 @@
  *   npm run --silent apikey -- list [--json]
  *   npm run --silent apikey -- revoke NAME
  *   npm run --silent apikey -- regenerate NAME   prints the new key alone on its last line
- * Everything but the requested output goes to stderr.
+ * Everything but the requested output goes to stderr. Keys are checked by the plugin itself (its
+ * api-keys service and the key entry's lifecycles), as when an admin saves an entry.
  */
 'use strict';
 
 const path = require('path');
 const { parseArgs } = require('util');
 const { APP_DIR, ensureBuilt } = require('./ensure-built');
+
 const USAGE = `usage:
   apikey create --name NAME [--description TEXT] [--contact TEXT] [--owner ADMIN_EMAIL]
                 [--rate-limit SPEC] [--expires DATE|Nd]
@@ -22,34 +24,15 @@ const USAGE = `usage:
   apikey revoke NAME
   apikey regenerate NAME`;
 
-/** An ISO date or "<n>d" days from now. */
-function parseExpiry(text) {
-  if (text === undefined) return null;
-  const days = /^(\d+)d$/.exec(text);
-  const date = days ? new Date(Date.now() + Number(days[1]) * 86_400_000) : new Date(text);
-  if (Number.isNaN(date.getTime())) fail(`--expires: not a date or a number of days: ${text}`);
-  return date;
-}
+/** A refusal worth one line on stderr and exit code 1 (no stack trace). */
+class CliError extends Error {}
 
-function fail(message) {
-  process.stderr.write(`${message}\n`);
-  process.exit(1);
-}
+/** The key entry's fields, as the CLI's options name them (for the plugin's validation errors). */
+const OPTION_OF_FIELD = { rate_limit: '--rate-limit', name: '--name', expires_at: '--expires' };
 
-async function withStrapi(run) {
-  process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
-  const { createStrapi } = require('@strapi/strapi');
-  const strapi = await createStrapi({ appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }).load();
-  try {
-    return await run(strapi.plugin('image-api').service('api-keys'));
-  } finally {
-    await strapi.destroy();
-  }
-}
-
-async function main() {
+function readArgs(argv) {
   const { values, positionals } = parseArgs({
-    args: process.argv.slice(2),
+    args: argv,
     allowPositionals: true,
     options: {
       name: { type: 'string' },
@@ -61,64 +44,104 @@ async function main() {
       json: { type: 'boolean' },
     },
   });
-  const [command, arg] = positionals;
-  if (!['create', 'list', 'revoke', 'regenerate'].includes(command)) fail(USAGE);
-  if (command === 'create' && !values.name) fail('create needs --name NAME');
-  if ((command === 'revoke' || command === 'regenerate') && !arg) fail(`${command} needs the key name`);
-  const expiresAt = parseExpiry(values.expires);
+  const [command, name] = positionals;
+  if (!['create', 'list', 'revoke', 'regenerate'].includes(command)) throw new CliError(USAGE);
+  if (command === 'create' && !values.name) throw new CliError('create needs --name NAME');
+  if ((command === 'revoke' || command === 'regenerate') && !name) throw new CliError(`${command} needs the key name`);
+  return { command, name, values, expiresAt: parseExpiry(values.expires) };
+}
 
-  await ensureBuilt();
-  if (values['rate-limit'] !== undefined) {
-    const { parseRateLimit } = require('../plugins/image-api/dist/server/services/rate-limits');
-    try {
-      parseRateLimit(values['rate-limit']);
-    } catch (error) {
-      fail(`--rate-limit: ${error.message}`);
-    }
+/** An ISO date or "<n>d" days from now. */
+function parseExpiry(text) {
+  if (text === undefined) return null;
+  const days = /^(\d+)d$/.exec(text);
+  const date = days ? new Date(Date.now() + Number(days[1]) * 86_400_000) : new Date(text);
+  if (Number.isNaN(date.getTime())) throw new CliError(`--expires: not a date or a number of days: ${text}`);
+  return date;
+}
+
+/** The plugin's refusal of a field, named as the option that set it. */
+function asCliError(error) {
+  const [first] = error?.details?.errors ?? [];
+  const option = first && OPTION_OF_FIELD[first.path?.[0]];
+  return option ? new CliError(`${option}: ${first.message}`) : error;
+}
+
+/** Boots the app without its server, runs `work` with the key service, and always shuts it down. */
+async function withKeys(work) {
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
+  const { createStrapi } = require('@strapi/strapi');
+  const strapi = await createStrapi({ appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }).load();
+  try {
+    return await work(strapi.plugin('image-api').service('api-keys'));
+  } finally {
+    await strapi.destroy();
   }
-  const output = await withStrapi(async (keys) => {
-    if (command === 'create') {
-      if ((await keys.list()).some((k) => k.name === values.name)) fail(`a key named "${values.name}" exists already`);
-      const { entry, key } = await keys.create({
+}
+
+const COMMANDS = {
+  async create(keys, { values, expiresAt }) {
+    if (await keys.findByName(values.name)) throw new CliError(`a key named "${values.name}" exists already`);
+    const { entry, key } = await keys
+      .create({
         name: values.name,
         description: values.description ?? null,
         contact: values.contact ?? null,
         ownerEmail: values.owner ?? null,
         rateLimit: values['rate-limit'] ?? null,
         expiresAt,
+      })
+      .catch((error) => {
+        throw asCliError(error);
       });
-      process.stderr.write(`created key "${entry.name}" (${entry.key_prefix}…); it is shown once:\n`);
-      return key;
-    }
-    if (command === 'list') {
-      const list = (await keys.list()).map((k) => ({
-        name: k.name,
-        prefix: k.key_prefix,
-        active: k.active,
-        expiresAt: k.expires_at ?? null,
-        lastUsedAt: k.last_used_at ?? null,
-        uploadCount: Number(k.upload_count ?? 0),
-        owner: k.owner?.email ?? null,
-        rateLimit: k.rate_limit ?? null,
-        description: k.description,
-        createdAt: k.createdAt,
-      }));
-      if (values.json) return JSON.stringify(list, null, 2);
-      return list
-        .map((k) => `${k.active ? 'active ' : 'revoked'}  ${k.prefix}…  ${String(k.uploadCount).padStart(6)} uploads  ${k.name}`)
-        .join('\n');
-    }
-    if (command === 'regenerate') {
-      const key = await keys.regenerate({ name: arg });
-      if (!key) fail(`no key named "${arg}"`);
-      process.stderr.write(`new key for "${arg}"; the old one no longer works; it is shown once:\n`);
-      return key;
-    }
-    if (!(await keys.revoke(arg))) fail(`no key named "${arg}"`);
-    process.stderr.write(`revoked "${arg}"\n`);
+    process.stderr.write(`created key "${entry.name}" (${entry.key_prefix}…); keep it safe (an admin can reveal it again in the panel):\n`);
+    return key;
+  },
+
+  async list(keys, { values }) {
+    const list = (await keys.list()).map((k) => ({
+      name: k.name,
+      prefix: k.key_prefix,
+      active: k.active,
+      expiresAt: k.expires_at ?? null,
+      lastUsedAt: k.last_used_at ?? null,
+      uploadCount: Number(k.upload_count ?? 0),
+      owner: k.owner?.email ?? null,
+      rateLimit: k.rate_limit ?? null,
+      description: k.description,
+      createdAt: k.createdAt,
+    }));
+    if (values.json) return JSON.stringify(list, null, 2);
+    return list
+      .map((k) => `${k.active ? 'active ' : 'revoked'}  ${k.prefix}…  ${String(k.uploadCount).padStart(6)} uploads  ${k.name}`)
+      .join('\n');
+  },
+
+  async regenerate(keys, { name }) {
+    const key = await keys.regenerate({ name });
+    if (!key) throw new CliError(`no key named "${name}"`);
+    process.stderr.write(`new key for "${name}"; the old one no longer works:\n`);
+    return key;
+  },
+
+  async revoke(keys, { name }) {
+    if (!(await keys.revoke(name))) throw new CliError(`no key named "${name}"`);
+    process.stderr.write(`revoked "${name}"\n`);
     return null;
-  });
+  },
+};
+
+async function main() {
+  const args = readArgs(process.argv.slice(2));
+  await ensureBuilt();
+  const output = await withKeys((keys) => COMMANDS[args.command](keys, args));
   if (output !== null && output !== '') process.stdout.write(`${output}\n`);
 }
 
-main().catch((error) => fail(`apikey: ${error.message}`));
+main()
+  .catch((error) => {
+    process.stderr.write(error instanceof CliError ? `${error.message}\n` : `apikey: ${error.message}\n`);
+    process.exitCode = 1;
+  })
+  // Strapi is shut down by now (withKeys); what is left (a pool's idle timers) must not keep the CLI waiting.
+  .finally(() => process.exit());

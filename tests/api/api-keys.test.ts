@@ -171,6 +171,8 @@ describe("a key's rate limit: one grammar, checked when the entry is saved", () 
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/rate limit/i);
     expect(res.body.error.message).toMatch(/50\/minute/);
+    // Named as Strapi names a field's error, so the panel shows it on the field.
+    expect(res.body.error.details.errors).toEqual([expect.objectContaining({ path: ['rate_limit'], message: res.body.error.message })]);
     expect(await row(`bad limit ${spec}`)).toBeNull();
   });
 

@@ -22,14 +22,18 @@ function withoutSecrets(value: unknown): void {
   }
 }
 
-/** A key entry's own rate limit must parse as the option does, or the entry is not saved. */
+/**
+ * A key entry's own rate limit must parse as the option does, or the entry is not saved. The error
+ * names the field as Strapi's own validation does, so the admin panel shows it on the field.
+ */
 function checkRateLimit(data: Record<string, unknown> | undefined): void {
   const value = data?.rate_limit;
   if (typeof value !== 'string') return;
   try {
     parseRateLimit(value);
   } catch (error) {
-    throw new errors.ValidationError(`Rate limit: ${(error as Error).message}`);
+    const message = `Rate limit: ${(error as Error).message}`;
+    throw new errors.ValidationError(message, { errors: [{ path: ['rate_limit'], message, name: 'ValidationError', value }] });
   }
 }
 
