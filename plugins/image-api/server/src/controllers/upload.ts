@@ -31,7 +31,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     // Until the format is known to be valid, errors answer as JSON (or as the query asks, if the body failed).
     let format: Format = asFormat(ctx.query.format) ?? 'json';
     try {
-      if (state?.bodyError) throw state.bodyError;
+      if (!state) throw new Error('the upload body middleware did not run (keep strapi::body in config/middlewares.ts)');
+      if (state.bodyError) throw state.bodyError;
       if (ctx.params.version !== '1') throw errors.badVersion();
       if (String(ctx.params.action ?? '').replace(/\/$/, '') !== 'upload') throw errors.badAction();
       if (ctx.method !== 'GET' && ctx.method !== 'POST') {
@@ -39,7 +40,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         throw errors.methodNotAllowed();
       }
 
-      const params = readParams(ctx);
+      const params = readParams(ctx, state.body);
       if (params.action !== null && params.action !== 'upload') throw errors.badAction();
       if (params.format !== null) {
         const asked = asFormat(params.format);
@@ -53,7 +54,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
       const uploads = getService(strapi, 'upload');
       const { key, headers } = await uploads.authorize(params.key, ctx.request.ip);
       ctx.set(headers);
-      const image = await uploads.upload(params, key, { method: ctx.method, tempDir: state!.scope.tempDir, borrow: state!.scope.borrow });
+      if (!params.source) throw errors.emptySource();
+      // A GET's parameters are in its URL, which mangles base64 and cuts it short.
+      if (params.source.kind === 'base64' && ctx.method === 'GET') throw errors.base64ViaGet();
+      const image = await uploads.upload({ ...params, source: params.source }, key, state.scope);
 
       if (format === 'redirect') {
         ctx.status = 302;

@@ -1,31 +1,60 @@
-import { pickSource } from '../../../server/src/services/contract/request-params';
+import { pickSource, type BodyPart } from '../../../server/src/services/sources/source-precedence';
 
-const file = { bytes: Buffer.from('abc'), originalFilename: 'x.png', size: 3 };
+const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]);
+const part = (name: string, arrived: BodyPart['arrived'], content: Buffer | string = bytes, filename: string | null = 'x.png'): BodyPart => ({
+  name,
+  bytes: Buffer.isBuffer(content) ? content : Buffer.from(content),
+  filename: arrived === 'file' ? filename : null,
+  arrived,
+});
 
-describe('pickSource: file part, then text source, then text image', () => {
-  test('the file part wins over text', () => {
-    expect(pickSource({ source: 'http://a/b.png', image: 'aGk=' }, { source: file })).toEqual({ kind: 'file', file });
+describe('file part `source`, then file part `image`, then text `source`, then text `image`', () => {
+  test('a file part wins over text', () => {
+    expect(pickSource({ source: 'http://a/b.png', image: 'aGk=' }, [part('source', 'file')])).toEqual({ kind: 'file', bytes, filename: 'x.png' });
   });
-  test('an `image` file part counts too', () => {
-    expect(pickSource({}, { image: file })).toEqual({ kind: 'file', file });
+  test('an `image` file part counts too, after a `source` one whatever the order', () => {
+    const other = Buffer.from('other');
+    expect(pickSource({}, [part('image', 'file', other), part('source', 'file')])).toEqual({ kind: 'file', bytes, filename: 'x.png' });
+    expect(pickSource({}, [part('image', 'file')])).toEqual({ kind: 'file', bytes, filename: 'x.png' });
+  });
+  test('of two file parts of one name, the first', () => {
+    expect(pickSource({}, [part('source', 'file', bytes, 'a.png'), part('source', 'file', Buffer.from('b'), 'b.png')])).toMatchObject({ filename: 'a.png' });
   });
   test('text source before text image', () => {
-    expect(pickSource({ source: 'aGk=', image: 'http://a/b.png' }, {})).toEqual({ kind: 'base64', data: 'aGk=' });
+    expect(pickSource({ source: 'aGk=', image: 'http://a/b.png' }, [])).toEqual({ kind: 'base64', text: 'aGk=' });
   });
   test('text image when source is missing or blank', () => {
-    expect(pickSource({ source: '  ', image: 'https://a/b.png' }, {})).toEqual({ kind: 'url', url: 'https://a/b.png' });
+    expect(pickSource({ source: '  ', image: 'https://a/b.png' }, [])).toEqual({ kind: 'url', url: 'https://a/b.png' });
   });
   test.each([
     ['http://x/y.png', 'url'], ['HTTPS://x/y.png', 'url'], ['  https://x/y.png\n', 'url'],
     ['ftp://x/y.png', 'base64'], ['data:image/png;base64,aGk=', 'base64'], ['//x/y.png', 'base64'],
   ])('%s is a %s source', (text, kind) => {
-    expect(pickSource({ source: text }, {})?.kind).toBe(kind);
+    expect(pickSource({ source: text }, [])?.kind).toBe(kind);
   });
   test('repeated fields: the first value', () => {
-    expect(pickSource({ source: ['aGk=', 'http://a/b.png'] }, {})).toEqual({ kind: 'base64', data: 'aGk=' });
+    expect(pickSource({ source: ['aGk=', 'http://a/b.png'] }, [])).toEqual({ kind: 'base64', text: 'aGk=' });
   });
   test('nothing: null', () => {
-    expect(pickSource({ other: 'x' }, {})).toBeNull();
-    expect(pickSource({ source: { nested: 'x' } }, {})).toBeNull();
+    expect(pickSource({ other: 'x' }, [])).toBeNull();
+    expect(pickSource({ source: { nested: 'x' } }, [])).toBeNull();
+  });
+});
+
+describe('parts that are text', () => {
+  test('base64 decoded by the body parser is text: a text `source` comes first, a file part first of all', () => {
+    const decoded = part('image', 'decoded');
+    expect(pickSource({}, [decoded])).toEqual({ kind: 'decoded', bytes });
+    expect(pickSource({ source: 'aGk=' }, [decoded])).toEqual({ kind: 'base64', text: 'aGk=' });
+    expect(pickSource({ image: 'aGk=' }, [part('source', 'decoded')])).toEqual({ kind: 'decoded', bytes });
+    expect(pickSource({}, [part('source', 'decoded'), part('image', 'file')])).toEqual({ kind: 'file', bytes, filename: 'x.png' });
+  });
+  test('an untyped part holding a URL or base64 is text, after the text fields of its name', () => {
+    expect(pickSource({}, [part('source', 'untyped', ' https://a/b.png')])).toEqual({ kind: 'url', url: 'https://a/b.png' });
+    expect(pickSource({}, [part('source', 'untyped', 'aGk=\n')])).toEqual({ kind: 'base64', text: 'aGk=\n' });
+    expect(pickSource({ source: 'http://a/first.png' }, [part('source', 'untyped', 'aGk=')])).toEqual({ kind: 'url', url: 'http://a/first.png' });
+  });
+  test('an untyped part holding anything else is the image itself', () => {
+    expect(pickSource({ source: 'aGk=' }, [part('source', 'untyped')])).toEqual({ kind: 'file', bytes, filename: null });
   });
 });

@@ -1,15 +1,20 @@
 /** What the body parsers of the upload routes produce, and the limits they work to. */
-import type { FilePart } from '../../services/contract/request-params';
+import type { BodyPart, Fields } from '../../services/sources/source-precedence';
 
-export type { FilePart };
+export type { BodyPart };
 
-/** Text fields by name; a repeated field keeps every value. */
-export type Fields = Record<string, string | string[]>;
+/** Text fields by name, as multipart and urlencoded bodies carry them; a repeated field keeps every value. */
+export type TextFields = Record<string, string | string[]>;
 
+/** A request body turned into text fields and `source`/`image` parts; nothing decided yet. */
 export interface ParsedBody {
+  /** Text fields (a JSON body's values as they are). */
   fields: Fields;
-  files: Record<string, FilePart>;
+  /** The `source`/`image` parts, in the order they arrived. */
+  parts: BodyPart[];
 }
+
+export const EMPTY_BODY: ParsedBody = Object.freeze({ fields: {}, parts: [] }) as ParsedBody;
 
 export interface BodyLimits {
   /** Largest image, bytes. */
@@ -23,10 +28,10 @@ export const bodyLimitsFor = (maxBytes: number): BodyLimits => ({
   maxTextBytes: Math.ceil(maxBytes * (4 / 3) * 1.25) + 1_000_000,
 });
 
-/** The fields that may carry the image. */
+/** The fields that may carry the image: the parsers keep their bytes as parts. */
 export const SOURCE_PARTS = new Set(['source', 'image']);
 
-export function addField(fields: Fields, name: string, value: string) {
+export function addField(fields: TextFields, name: string, value: string) {
   const current = fields[name];
   if (current === undefined) fields[name] = value;
   else fields[name] = Array.isArray(current) ? [...current, value] : [current, value];

@@ -7,7 +7,7 @@ import qs from 'qs';
 import type { Context } from 'koa';
 import { errors } from '../../services/contract/api-error';
 import { decodeFormBase64 } from '../../services/sources/base64-source';
-import { addField, SOURCE_PARTS, type BodyLimits, type Fields, type FilePart, type ParsedBody } from './body';
+import { addField, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
 
 const QUERY_STRING = { arrayLimit: 20, depth: 2 };
 /** Values this long are image sources (base64, in practice) and skip the general parser. */
@@ -26,12 +26,11 @@ const decodeComponent = (text: string) => {
  * A urlencoded body. A base64 image makes it megabytes long, and the general parser (qs) spends
  * longer on it than the image work: `source`/`image` values that long are cut out of the body and
  * decoded on their own, the rest goes through qs as before. The common form of base64 is decoded
- * straight to bytes (decodeFormBase64) and handed on as a file part without a name, which is what
- * a decoded base64 source amounts to; any other value is percent-decoded to text as qs would.
+ * straight to bytes (decodeFormBase64) and handed on as a `decoded` part; any other value is
+ * percent-decoded to text as qs would.
  */
-function parseForm(body: Buffer, maxBytes: number, borrow: (size: number) => Buffer): { fields: Fields; files: Record<string, FilePart> } {
-  const files: Record<string, FilePart> = {};
-  if (body.length < LARGE_VALUE) return { fields: qs.parse(body.toString('utf8'), QUERY_STRING) as Fields, files };
+function parseForm(body: Buffer, maxBytes: number, borrow: (size: number) => Buffer): ParsedBody {
+  if (body.length < LARGE_VALUE) return { fields: qs.parse(body.toString('utf8'), QUERY_STRING), parts: [] };
   const small: string[] = [];
   const large: Array<[string, string]> = [];
   const decoded = new Map<string, Buffer>();
@@ -53,26 +52,28 @@ function parseForm(body: Buffer, maxBytes: number, borrow: (size: number) => Buf
     }
     start = end + 1;
   }
-  const fields = qs.parse(Buffer.from(small.join('&'), 'latin1').toString('utf8'), QUERY_STRING) as Fields;
+  const fields = qs.parse(Buffer.from(small.join('&'), 'latin1').toString('utf8'), QUERY_STRING) as TextFields;
   for (const [name, value] of large) addField(fields, name, value);
-  for (const [name, bytes] of decoded) {
-    // Text `source` comes before text `image` (request-params): a decoded `image` must not overtake
-    // a `source` given as text.
-    if (name === 'image' && fields.source !== undefined) addField(fields, name, bytes.toString('base64'));
-    else files[name] = { bytes, originalFilename: null, size: bytes.length };
-  }
-  return { fields, files };
+  const parts = [...decoded].map(([name, bytes]): BodyPart => ({ name, bytes, filename: null, arrived: 'decoded' }));
+  return { fields, parts };
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A JSON or urlencoded body; refusals are the contract's 400 or 413. */
 export async function parseTextBody(
   ctx: Context,
   limits: BodyLimits,
   borrow: (size: number) => Buffer
-): Promise<{ fields: unknown; files: Record<string, FilePart> }> {
+): Promise<ParsedBody> {
   const options = { limit: limits.maxTextBytes, strict: true };
   try {
-    if (ctx.is('json')) return { fields: await coBody.json(ctx, options), files: {} };
+    if (ctx.is('json')) {
+      // A JSON body that is not an object (an array, a string) carries no parameters.
+      const json: unknown = await coBody.json(ctx, options);
+      return { fields: isPlainObject(json) ? json : {}, parts: [] };
+    }
     // As bytes (encoding null): the form is split and decoded from them (see parseForm).
     const body = (await coBody.text(ctx, { ...options, encoding: null as unknown as string })) as unknown as Buffer;
     return parseForm(body, limits.maxBytes, borrow);

@@ -1,8 +1,9 @@
 /**
- * Parses the bodies of the upload routes, with limits that fit the image limit (Strapi's body parser
- * refuses urlencoded bodies over 56 KB, and formidable mangles parts without a Content-Type):
- * multipart (multipart.ts) and urlencoded or JSON (form.ts), into buffers lent by the request's
- * scope, which is given back when the request ends, whatever happened.
+ * Turns the bodies of the upload routes into text fields and `source`/`image` parts, with limits
+ * that fit the image limit (Strapi's body parser refuses urlencoded bodies over 56 KB, and
+ * formidable mangles parts without a Content-Type): multipart (multipart.ts), urlencoded and JSON
+ * (form.ts). The bytes go into buffers lent by the request's scope, given back when the request
+ * ends, whatever happened. Nothing else is decided here.
  * A refused body is not answered here: the error is left in `ctx.state.imageApi.bodyError` so the
  * controller answers it in the client's format.
  */
@@ -11,7 +12,7 @@ import { ApiError, errors } from '../../services/contract/api-error';
 import { BufferPool } from '../../services/runtime/buffer-pool';
 import { openRequestScope, type RequestScope } from '../../services/runtime/request-scope';
 import { createTempFolders } from '../../services/runtime/temp-folders';
-import type { BodyLimits, FilePart } from './body';
+import { EMPTY_BODY, type BodyLimits, type ParsedBody } from './body';
 import { parseTextBody } from './form';
 import { MULTIPART_OVERHEAD, parseMultipart } from './multipart';
 
@@ -19,7 +20,11 @@ export { bodyLimitsFor, type BodyLimits } from './body';
 
 /** What the upload routes find in `ctx.state.imageApi`. */
 export interface UploadRequestState {
+  /** What the request holds until it ends (lent buffers, a temp folder). */
   scope: RequestScope;
+  /** The body's fields and parts; empty when there was no body, or it was refused. */
+  body: ParsedBody;
+  /** Why the body was refused, to be answered in the client's format. */
   bodyError: ApiError | null;
 }
 
@@ -31,11 +36,9 @@ export function uploadBody(settingsOf: () => { limits: BodyLimits; tmpRoot: stri
   return async (ctx: Context, next: Next) => {
     const { limits, tmpRoot } = settingsOf();
     const scope = openRequestScope({ pool, folders, tmpRoot });
-    const state: UploadRequestState = { scope, bodyError: null };
+    const state: UploadRequestState = { scope, body: EMPTY_BODY, bodyError: null };
     ctx.state.imageApi = state;
     try {
-      const request = ctx.request as unknown as { body?: unknown; files?: Record<string, FilePart> };
-      request.body = {};
       try {
         const declared = Number(ctx.get('content-length'));
         // A body declared bigger than any acceptable one is refused before a byte is read.
@@ -43,15 +46,8 @@ export function uploadBody(settingsOf: () => { limits: BodyLimits; tmpRoot: stri
           throw errors.tooBig(limits.maxBytes);
         }
         if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
-          if (ctx.is('multipart')) {
-            const { fields, files } = await parseMultipart(ctx, limits, scope.borrow);
-            request.body = fields;
-            request.files = files;
-          } else if (ctx.is('json', 'urlencoded')) {
-            const { fields, files } = await parseTextBody(ctx, limits, scope.borrow);
-            request.body = fields ?? {};
-            request.files = files;
-          }
+          if (ctx.is('multipart')) state.body = await parseMultipart(ctx, limits, scope.borrow);
+          else if (ctx.is('json', 'urlencoded')) state.body = await parseTextBody(ctx, limits, scope.borrow);
         }
       } catch (error) {
         state.bodyError = error instanceof ApiError ? error : errors.badRequest('Malformed request body');

@@ -2,27 +2,19 @@
  * Multipart bodies, with busboy. `source`/`image` parts are collected in memory into buffers lent by
  * the request scope; each is capped (the image limit for a file part, the text limit for an untyped
  * one that may hold base64), parsing stops the moment a cap is passed, and nothing touches the disk.
- * A part with no filename whose content is a URL or base64 text counts as a text field.
+ * Which part is the image is not decided here (services/sources/source-precedence.ts).
  */
 import Busboy, { type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import type { Context } from 'koa';
 import { errors } from '../../services/contract/api-error';
-import { addField, SOURCE_PARTS, type BodyLimits, type Fields, type FilePart, type ParsedBody } from './body';
-
-const TEXT_SOURCE_HEAD = /^\s*(https?:\/\/|data:|[A-Za-z0-9+/_=\s-]+$)/i;
-
-interface SourcePart extends FilePart {
-  name: string;
-  /** Sent with neither filename nor Content-Type: text or raw bytes, decided by its content. */
-  untyped: boolean;
-}
+import { addField, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
 
 /** Room for multipart boundaries, part headers and the small text fields next to the image. */
 export const MULTIPART_OVERHEAD = 1_000_000;
 
 export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (size: number) => Buffer): Promise<ParsedBody> {
-  const fields: Fields = {};
-  const parts: SourcePart[] = [];
+  const fields: TextFields = {};
+  const parts: BodyPart[] = [];
   let tooBig = false;
 
   await new Promise<void>((resolve, reject) => {
@@ -52,19 +44,21 @@ export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (
         stream.resume();
         return;
       }
+      // Neither file name nor type (busboy reports text/plain then): text or raw bytes.
       const untyped = filename === undefined && mimetype === 'text/plain';
-      const part: SourcePart = { name, bytes: Buffer.alloc(0), originalFilename: filename ?? null, size: 0, untyped };
+      const part: BodyPart = { name, bytes: Buffer.alloc(0), filename: filename ?? null, arrived: untyped ? 'untyped' : 'file' };
       parts.push(part);
       // A part that is certainly a file stops at the image limit; an untyped one may hold base64 text.
       const cap = untyped ? limits.maxTextBytes : limits.maxBytes;
       const chunks: Buffer[] = [];
+      let size = 0;
       stream.on('data', (chunk: Buffer) => {
-        part.size += chunk.length;
-        if (part.size > cap) abort(errors.tooBig(limits.maxBytes));
+        size += chunk.length;
+        if (size > cap) abort(errors.tooBig(limits.maxBytes));
         else chunks.push(chunk);
       });
       stream.on('end', () => {
-        part.bytes = borrow(part.size);
+        part.bytes = borrow(size);
         let offset = 0;
         for (const chunk of chunks) offset += chunk.copy(part.bytes, offset);
       });
@@ -79,15 +73,5 @@ export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (
   });
   if (tooBig) throw errors.tooBig(limits.maxBytes);
 
-  // The first real file of each name wins; untyped parts holding text are text fields.
-  const files: Record<string, FilePart> = {};
-  for (const part of parts) {
-    if (part.untyped && TEXT_SOURCE_HEAD.test(part.bytes.subarray(0, 1024).toString('latin1'))) {
-      addField(fields, part.name, part.bytes.toString('utf8'));
-    } else if (!files[part.name]) {
-      const { bytes, originalFilename, size } = part;
-      files[part.name] = { bytes, originalFilename, size };
-    }
-  }
-  return { fields, files };
+  return { fields, parts };
 }

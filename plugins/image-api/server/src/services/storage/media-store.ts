@@ -7,6 +7,7 @@
  */
 import { Readable } from 'stream';
 import type { Core } from '@strapi/strapi';
+import type { Knex } from 'knex';
 import type { EncodedImage, ImageSet } from '../images/image-variants';
 import type { StoredImage, StoredVariant } from '../contract/image-json';
 import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
@@ -31,6 +32,8 @@ export interface NewImage {
   ownerUserId: number | null;
   /** What the original's EXIF said, when `keepExif` is on. */
   originalExif: Record<string, unknown> | null;
+  /** Runs inside the transaction that records the upload, after its rows: fails it if it fails. */
+  inTransaction?: (trx: Knex.Transaction) => Promise<void>;
 }
 
 /** The file object the upload provider API works with. */
@@ -167,9 +170,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               now
             );
             await journal.close(journalId, trx);
-            if (upload.apiKeyId !== null) {
-              await getService(strapi, 'api-keys').recordUse(upload.apiKeyId, trx);
-            }
             await records.createImage(
               trx,
               {
@@ -192,6 +192,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               },
               now
             );
+            await upload.inTransaction?.(trx);
           });
         // The folder is checked every few seconds. If an editor deleted it since, the records fail on
         // it: then, and only then, they are written once more, in the folder found or made again.

@@ -1,0 +1,76 @@
+/**
+ * Which of what the client sent is the image (README, "The API"): a file part named `source` first,
+ * then a file part `image`, then a text `source`, then a text `image` (the alias imgbb-style clients
+ * use). A text value is a URL when it starts with http:// or https://, else base64. Of repeated
+ * values of one kind, the first counts; text fields come before text that arrived as a part.
+ *
+ * The body parsers decide none of this: they hand over text fields and the `source`/`image` parts
+ * as they arrived, each saying how (see BodyPart).
+ */
+
+/** A `source`/`image` part of a request body, as the body parsers collected it. */
+export interface BodyPart {
+  name: string;
+  bytes: Buffer;
+  /** The client's file name, when it gave one. */
+  filename: string | null;
+  /**
+   * - `file`: a multipart file part;
+   * - `untyped`: a multipart part with neither file name nor type: text or raw bytes, decided by its content;
+   * - `decoded`: a base64 text value of a urlencoded body, decoded as it was read.
+   */
+  arrived: 'file' | 'untyped' | 'decoded';
+}
+
+/** Text fields by name; a repeated field keeps every value. */
+export type Fields = Record<string, unknown>;
+
+export type SourceInput =
+  | { kind: 'file'; bytes: Buffer; filename: string | null }
+  | { kind: 'url'; url: string }
+  | { kind: 'base64'; text: string }
+  /** Base64 already decoded by the body parser. */
+  | { kind: 'decoded'; bytes: Buffer };
+
+const SOURCE_NAMES = ['source', 'image'] as const;
+
+/** An untyped part whose start reads as a URL or base64 text is text; anything else is the image's bytes. */
+const TEXT_HEAD = /^\s*(https?:\/\/|data:|[A-Za-z0-9+/_=\s-]+$)/i;
+const isText = (part: BodyPart) => part.arrived === 'untyped' && TEXT_HEAD.test(part.bytes.subarray(0, 1024).toString('latin1'));
+
+const isUrl = (value: string) => /^https?:\/\//i.test(value.trim());
+
+/** The string values of a field, in order (a field may repeat, or hold something else entirely). */
+function strings(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+function fromText(text: string): SourceInput {
+  return isUrl(text) ? { kind: 'url', url: text.trim() } : { kind: 'base64', text };
+}
+
+/** The source of an upload, or null when there is none. */
+export function pickSource(fields: Fields, parts: readonly BodyPart[]): SourceInput | null {
+  for (const name of SOURCE_NAMES) {
+    const file = parts.find((part) => part.name === name && part.arrived !== 'decoded' && !isText(part));
+    if (file) return { kind: 'file', bytes: file.bytes, filename: file.filename || null };
+  }
+  for (const name of SOURCE_NAMES) {
+    // Text fields first (the first value decides; blank: none), then text that arrived as a part.
+    const [text] = strings(fields[name]);
+    if (text !== undefined) {
+      if (text.trim() !== '') return fromText(text);
+      continue;
+    }
+    for (const part of parts) {
+      if (part.name !== name) continue;
+      if (part.arrived === 'decoded') return { kind: 'decoded', bytes: part.bytes };
+      if (isText(part)) {
+        const value = part.bytes.toString('utf8');
+        if (value.trim() !== '') return fromText(value);
+      }
+    }
+  }
+  return null;
+}
