@@ -1,34 +1,65 @@
 import config from '../../server/src/config';
+import { validateConfig } from '../../server/src/config/schema';
 
-/** The config Strapi hands the validator when the app sets nothing. */
-const valid = () => {
-  const merged = { ...config.default };
+/** What Strapi does with an app's plugin config: merge it into the defaults (defaultsDeep), then the validator, on one object. */
+function load(appConfig: Record<string, unknown>) {
+  const { defaultsDeep } = require('lodash/fp');
+  const merged = defaultsDeep(config.default, appConfig);
   config.validator(merged);
   return merged;
-};
+}
 
-test('the defaults are valid', () => {
-  expect(valid()).toMatchObject({
-    maxBytes: 10_000_000, maxPixels: 100_000_000, thumbSize: 160, mediumWidth: 500, fetchTimeoutMs: 15_000, fetchMaxRedirects: 5,
-    corsOrigins: ['*'], allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'], urlAllowlist: [],
+test('an app that sets nothing gets every default', () => {
+  expect(load({})).toEqual({
+    publicUrl: null, maxBytes: 10_000_000, maxPixels: 100_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'],
+    thumbSize: 160, mediumWidth: 500, jpegQuality: 85, timeZone: 'UTC', fetchTimeoutMs: 15_000, fetchMaxRedirects: 5,
+    urlAllowlist: [], corsOrigins: ['*'], sweepAfterMs: 600_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
+    imageConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
+    keyHashSecret: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
+    redisUrl: null, redisPrefix: 'image-api',
   });
+});
+
+test('an option given as undefined (an unset environment variable) gets its default', () => {
+  expect(load({ rateLimit: undefined, redisUrl: undefined, imageConcurrency: null })).toMatchObject({
+    rateLimit: '50/minute,500/hour,1000/day', redisUrl: null, imageConcurrency: null,
+  });
+});
+
+test('an empty value (an environment variable set to nothing) is not set, except for a rate limit, where it means off', () => {
+  expect(load({ maxBytes: '', keyHashSecret: '', publicUrl: '', sweepAfterMs: '', rateLimit: '' })).toMatchObject({
+    maxBytes: 10_000_000, keyHashSecret: null, publicUrl: null, sweepAfterMs: 600_000, rateLimit: '',
+  });
+});
+
+test('values are kept, numbers given as text are read as numbers', () => {
+  expect(load({ maxBytes: '2000000', publicUrl: 'https://img.example', urlAllowlist: ['10.0.0.0/8', 'images.internal'] })).toMatchObject({
+    maxBytes: 2_000_000, publicUrl: 'https://img.example', urlAllowlist: ['10.0.0.0/8', 'images.internal'],
+  });
+});
+
+test('a list option replaces the default list (Strapi\'s merge would pad it with the defaults)', () => {
+  const loaded = load({ allowedTypes: ['png'], corsOrigins: ['https://a.example'] });
+  expect(loaded.allowedTypes).toEqual(['png']);
+  expect(loaded.corsOrigins).toEqual(['https://a.example']);
 });
 
 test.each([
   ['maxBytes', 0], ['maxBytes', '10mb'], ['maxPixels', -1], ['thumbSize', 1.5], ['fetchMaxRedirects', -1], ['jpegQuality', 101],
   ['allowedTypes', ['png', 'svg']], ['allowedTypes', []], ['timeZone', 'Mars/Olympus'], ['publicUrl', 'ftp://x'], ['publicUrl', 'not a url'],
-  ['urlAllowlist', '127.0.0.1'], ['corsOrigins', [1]], ['folderName', ' '], ['keyHashSecret', ''],
-  ['heapGrowingPercent', 0], ['heapGrowingPercent', 301], ['heapGrowingPercent', 1.5],
+  ['urlAllowlist', '127.0.0.1'], ['corsOrigins', [1]], ['folderName', ' '],
+  ['heapGrowingPercent', 0], ['heapGrowingPercent', 301], ['heapGrowingPercent', 1.5], ['keyCacheMs', 5001],
   ['rateLimit', '0/minute'], ['rateLimit', '5/week'], ['failedAuthLimit', '0/second'], ['urlAllowlist', ['10.0.0.0/33']], ['urlAllowlist', ['host/8']],
+  ['keepExif', 'yes'], ['tmpDir', 'relative/path'], ['redisUrl', 'http://127.0.0.1:6379'], ['imageConcurrency', 0],
 ])('refuses %s = %j, naming the option', (option, value) => {
-  expect(() => config.validator({ ...valid(), [option]: value } as never)).toThrow(new RegExp(`"${option}"`));
+  expect(() => validateConfig({ [option]: value })).toThrow(new RegExp(`^image-api config: "${option}`));
 });
 
-test('a list option replaces the default list, as Strapi merges a user config into the defaults', () => {
-  // Strapi's plugin loader: fp.defaultsDeep(defaults, userConfig), then the validator, on one object.
-  const { defaultsDeep } = require('lodash/fp');
-  const merged = defaultsDeep(config.default, { allowedTypes: ['png'], corsOrigins: ['https://a.example'] });
-  config.validator(merged);
-  expect(merged.allowedTypes).toEqual(['png']);
-  expect(merged.corsOrigins).toEqual(['https://a.example']);
+test('the grammars say what they expect', () => {
+  expect(() => validateConfig({ rateLimit: '0/minute' })).toThrow(/expected windows like 50\/minute/);
+  expect(() => validateConfig({ urlAllowlist: ['10.0.0.0/33'] })).toThrow(/"10\.0\.0\.0\/33": not a CIDR range/);
+});
+
+test('an option that does not exist is refused (a typo would otherwise be ignored)', () => {
+  expect(() => validateConfig({ maxByte: 5 })).toThrow(/"maxByte" is not allowed/);
 });

@@ -3,15 +3,9 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { ApiError, errorBody, errors, isApiError } from '../services/contract/api-error';
 import { imageJson } from '../services/contract/image-json';
-import { readParams } from '../services/contract/request-params';
+import { answerFormat, checkParams, gatherParams, type Format } from '../services/contract/request-params';
 import type { UploadRequestState } from '../middlewares/upload-body';
 import { getService, getConfig } from '../get-service';
-
-type Format = 'json' | 'txt' | 'redirect';
-const FORMATS: readonly Format[] = ['json', 'txt', 'redirect'];
-
-const asFormat = (value: unknown): Format | null =>
-  typeof value === 'string' && (FORMATS as readonly string[]).includes(value) ? (value as Format) : null;
 
 function answerError(ctx: Context, error: ApiError, format: Format) {
   ctx.status = error.status;
@@ -28,8 +22,8 @@ function answerError(ctx: Context, error: ApiError, format: Format) {
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   async handle(ctx: Context) {
     const state = ctx.state.imageApi as UploadRequestState | undefined;
-    // Until the format is known to be valid, errors answer as JSON (or as the query asks, if the body failed).
-    let format: Format = asFormat(ctx.query.format) ?? 'json';
+    // Until the body is read, errors answer as the query asks (JSON unless it asks for a valid format).
+    let format: Format = answerFormat(ctx.query.format);
     try {
       if (!state) throw new Error('the upload body middleware did not run (keep strapi::body in config/middlewares.ts)');
       if (state.bodyError) throw state.bodyError;
@@ -40,16 +34,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
         throw errors.methodNotAllowed();
       }
 
-      const params = readParams(ctx, state.body);
-      if (params.action !== null && params.action !== 'upload') throw errors.badAction();
-      if (params.format !== null) {
-        const asked = asFormat(params.format);
-        if (!asked) {
-          format = 'json';
-          throw errors.badFormat();
-        }
-        format = asked;
-      }
+      const sent = gatherParams(ctx, state.body);
+      format = answerFormat(sent.format);
+      const params = checkParams(sent);
 
       const uploads = getService(strapi, 'upload');
       const { key, headers } = await uploads.authorize(params.key, ctx.request.ip);

@@ -1,0 +1,111 @@
+/**
+ * Every option of the plugin, with its default, its check and its message, in one joi schema; the
+ * `ImageApiConfig` type is derived from it. An app sets options in `config/plugins.ts` →
+ * `'image-api': { config: { ... } }`; the README's Configuration section lists them.
+ */
+import Joi from 'joi';
+import { parseRateLimit } from './rate-limit';
+import { parseAllowlist } from './url-allowlist';
+
+export const IMAGE_TYPES = ['jpeg', 'png', 'gif', 'webp', 'bmp'] as const;
+export type ImageType = (typeof IMAGE_TYPES)[number];
+
+// An empty string (an environment variable set to nothing) counts as not set: the default applies.
+const positiveInt = () => Joi.number().integer().min(1).empty('');
+/** A positive integer, or null for "decided by the plugin" (the option says how). */
+const positiveIntOrNull = () => Joi.number<number | null>().integer().min(1).empty('').allow(null).default(null);
+
+/** A value checked by one of the plugin's grammars (the parser's message says what is expected). */
+const grammar =
+  (parse: (value: never) => unknown) =>
+  <T>(value: T): T => {
+    parse(value as never);
+    return value;
+  };
+
+const timeZone = <T>(value: T): T => {
+  new Intl.DateTimeFormat('en-US', { timeZone: value as string });
+  return value;
+};
+
+const options = {
+  /** Absolute base URL of every URL the API returns; null: Strapi's `server.url`. */
+  publicUrl: Joi.string<string | null>().uri({ scheme: ['http', 'https'] }).allow(null).empty('').default(null),
+  /** Largest accepted image, in bytes (decoded base64, downloaded URL body, file part). */
+  maxBytes: positiveInt().default(10_000_000),
+  /** Largest accepted image in pixels (width × height × frames). */
+  maxPixels: positiveInt().default(100_000_000),
+  /** Image types accepted. */
+  allowedTypes: Joi.array()
+    .items(Joi.string<ImageType>().valid(...IMAGE_TYPES))
+    .min(1)
+    .default(() => [...IMAGE_TYPES]),
+  /** Edge of the square `.th` variant. */
+  thumbSize: positiveInt().default(160),
+  /** Width of the `.md` variant (never scaled up). */
+  mediumWidth: positiveInt().default(500),
+  /** JPEG (and WebP) quality of re-encoded originals and of the variants. */
+  jpegQuality: Joi.number().integer().min(1).max(100).empty('').default(85),
+  /** IANA time zone of the `date` field. */
+  timeZone: Joi.string().custom(timeZone, 'an IANA time zone').empty('').default('UTC'),
+  /** URL sources: total time limit in milliseconds. */
+  fetchTimeoutMs: positiveInt().default(15_000),
+  /** URL sources: redirects followed at most. */
+  fetchMaxRedirects: Joi.number().integer().min(0).empty('').default(5),
+  /** URL sources: hosts, addresses or CIDR ranges allowed although not public. */
+  urlAllowlist: Joi.array()
+    .items(Joi.string().allow(''))
+    .custom(grammar(parseAllowlist), 'the URL allow-list grammar')
+    .default(() => []),
+  /** `Access-Control-Allow-Origin` values; `['*']` allows any origin. */
+  corsOrigins: Joi.array()
+    .items(Joi.string())
+    .default(() => ['*']),
+  /** The debris sweep removes crash debris older than this (uploads in flight elsewhere are younger). */
+  sweepAfterMs: Joi.number().integer().min(0).empty('').default(10 * 60 * 1000),
+  /** Parent of per-request temp folders; null: <os tmpdir>/strapi-image-api. */
+  tmpDir: Joi.string<string | null>().pattern(/^\//, { name: 'absolute path' }).allow(null).empty('').default(null),
+  /** Name of the Media Library folder API uploads go to. */
+  folderName: Joi.string().pattern(/\S/, { name: 'not blank' }).empty('').default('API uploads'),
+  /** How long a key lookup is reused (ms); other instances see a key change within this time. */
+  keyCacheMs: Joi.number().integer().min(0).max(5000).empty('').default(2000),
+  /** Uploads whose images are processed at once per process; null: one per CPU core. */
+  imageConcurrency: positiveIntOrNull(),
+  /** libvips threads per image operation (process-wide); null: the cores divided among `imageConcurrency` images, at least one. */
+  sharpThreads: positiveIntOrNull(),
+  /** V8 heap growth before a full collection, in % of the live heap (process-wide); null: V8's own heuristic. */
+  heapGrowingPercent: Joi.number<number | null>().integer().min(1).max(300).allow(null).empty('').default(null),
+  /** Block every libvips loader but JPEG, PNG, GIF and WebP, process-wide. */
+  blockUnusedDecoders: Joi.boolean().strict().default(true),
+  /** Keep EXIF/XMP/IPTC (GPS included) in stored originals and report it in original_exifdata. */
+  keepExif: Joi.boolean().strict().default(false),
+  /** HMAC secret of API key hashes; null: the admin API token salt. */
+  keyHashSecret: Joi.string<string | null>().min(1).allow(null).empty('').default(null),
+  /** A key made sure to exist at boot (declarative provisioning). */
+  bootstrapKey: Joi.string<string | null>().min(1).allow(null).empty('').default(null),
+  /** Uploads per key, e.g. "50/minute,500/hour,1000/day", or "off" (config/rate-limit.ts). A key may override it. */
+  rateLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('50/minute,500/hour,1000/day'),
+  /** Failed authentications per client address, e.g. "10/minute", or "off". */
+  failedAuthLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('10/minute'),
+  /** Redis for rate-limit counters shared by every instance; null: in-process memory. */
+  redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null),
+  /** Prefix of the plugin's Redis keys. */
+  redisPrefix: Joi.string().min(1).empty('').default('image-api'),
+};
+
+/** The value type a joi schema validates to. */
+type ValueOf<S> = S extends { validate(value: unknown): Joi.ValidationResult<infer T> } ? T : never;
+
+/** The plugin's configuration, every option set (defaults filled in). */
+export type ImageApiConfig = { [Option in keyof typeof options]: ValueOf<(typeof options)[Option]> };
+
+export const configSchema = Joi.object<ImageApiConfig>(options)
+  .unknown(false)
+  .prefs({ abortEarly: true, convert: true, errors: { wrap: { label: '"' } } });
+
+/** Checks an app's configuration and fills in the defaults; throws an Error naming the option. */
+export function validateConfig(config: unknown): ImageApiConfig {
+  const { value, error } = configSchema.validate(config ?? {});
+  if (error) throw new Error(`image-api config: ${error.message}`);
+  return value;
+}
