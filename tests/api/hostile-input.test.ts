@@ -1,5 +1,5 @@
 /**
- * Hostile input: a seeded corpus of 200+ requests, each answered with a clear 4xx in the contract's
+ * Hostile input: a seeded corpus of 200+ requests, each answered with a clear 4xx in the API's error
  * shape (or a safe 200 for a real image), never a 5xx or a dropped connection, and nothing left
  * behind. Also: oversized bodies stop being read at the limit; a client that aborts mid-upload
  * leaves no debris.
@@ -59,9 +59,9 @@ test('every hostile request gets a clear answer; no 5xx, no dropped connection; 
         body.status_code === res.status &&
         typeof body.error?.message === 'string' &&
         Number.isInteger(body.error?.code);
-      // format=txt or redirect: the message alone, as text/plain (contract §4).
+      // format=txt or redirect: the message alone, as text/plain (docs/api.md, "Errors").
       const plain = /^text\/plain/.test(res.headers['content-type'] ?? '') && /format=(txt|redirect)/.test(`${res.request.url} ${res.request._data ?? ''}`) && res.text.length > 0;
-      if (!shaped && !plain) failures.push(`${c.label}: ${res.status} not in the contract's shape: ${res.text?.slice(0, 120)}`);
+      if (!shaped && !plain) failures.push(`${c.label}: ${res.status} not in the API's error shape: ${res.text?.slice(0, 120)}`);
       outcomes.push(`${res.status}`);
     } else if (res.status === 200 && c.expect === 'refused-or-safe') {
       // A real image was stored: it must be served as an image, never sniffed as anything else.

@@ -1,4 +1,4 @@
-/** Where clients put parameters (contract.md §2), and the forms the source may take. */
+/** Where clients put parameters (docs/api.md, "Parameters"), and the forms the source may take. */
 import { startApp, type TestApp } from '../helpers/app';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { jpeg, png, randomBytes } from '../helpers/fixtures';

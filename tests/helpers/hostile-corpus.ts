@@ -1,6 +1,6 @@
 /**
  * A seeded corpus of hostile requests (the same on every run). Each case sends one request and says
- * what may come back: 'refused' (a 4xx with the contract's error) or 'refused-or-safe' (that, or a
+ * what may come back: 'refused' (a 4xx in the API's error shape, docs/api.md "Errors") or 'refused-or-safe' (that, or a
  * 200 that stored a real image).
  */
 import sharp from 'sharp';

@@ -1,4 +1,4 @@
-/** Assertions on the contract's image JSON: every field, in the document's order, with its type. */
+/** Assertions on the image JSON (docs/api.md, "The image object"): every field, in order, with its type. */
 import crypto from 'crypto';
 import sharp from 'sharp';
 import type { TestApp } from './app';

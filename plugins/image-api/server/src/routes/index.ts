@@ -1,7 +1,7 @@
 /**
  * Content API: `/api/<version>/<action>` (with or without a trailing slash), the upload dialect.
  * Everything under `/api/<digits>/`, any method, is routed here so that whatever a client sends
- * gets the contract's answer (110 for another version, 120 for another action, 405 for another
+ * gets an answer in the API's error shape (110 for another version, 120 for another action, 405 for another
  * method) rather than Strapi's 404. Public routes: the controller checks the API key itself.
  *
  * Admin API (`/image-api/...`, admin JWT): reveal and regenerate a key from its entry's edit view.

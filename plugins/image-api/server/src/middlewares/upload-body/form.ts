@@ -61,7 +61,7 @@ function parseForm(body: Buffer, maxBytes: number, borrow: (size: number) => Buf
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A JSON or urlencoded body; refusals are the contract's 400 or 413. */
+/** A JSON or urlencoded body; refusals are the error table's 400 or 413. */
 export async function parseTextBody(
   ctx: Context,
   limits: BodyLimits,

@@ -1,5 +1,5 @@
 /**
- * The contract's error table (contract.md §4): every refusal the API can answer with.
+ * The error table (README, "Errors"; docs/api.md, "Errors"): every refusal the API can answer with.
  * Throw an `ApiError` anywhere on the upload path; the controller turns it into the answer.
  */
 import { STATUS_CODES } from 'http';
@@ -49,7 +49,7 @@ export const errors = {
   internal: () => new ApiError(500, 500, 'Internal error'),
 };
 
-/** The JSON error body of contract.md §4. */
+/** The JSON error body (docs/api.md, "Errors"). */
 export function errorBody(error: ApiError) {
   return {
     status_code: error.status,

@@ -1,6 +1,6 @@
 /**
- * Maps a stored image to the API's `image` object (API document "Resources"; contract.md §3):
- * every field of the document's table, in its order, with its types; extra fields after.
+ * Maps a stored image to the API's `image` object (docs/api.md, "The image object"): every field of
+ * the dialect's image object, in its order, with its types; extra fields after.
  */
 
 export interface StoredVariant {

@@ -1,5 +1,5 @@
 /**
- * The upload's parameters: where clients put them (README, "The API"), and what they may be. They
+ * The upload's parameters: where clients put them (docs/api.md, "Parameters"), and what they may be. They
  * are gathered from the query string, the body's fields (urlencoded, multipart or JSON) and parts,
  * and the X-API-Key header (a body value wins over a query value of the same name; the header over
  * the `key` parameter), then checked by a joi schema whose refusals are the error table's.

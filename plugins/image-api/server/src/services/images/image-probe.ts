@@ -34,7 +34,7 @@ const looksLikeSvg = (bytes: Buffer) => {
   return /^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(head);
 };
 
-/** The image type of the bytes, or the refusal the contract asks for. */
+/** The image type of the bytes, or the error table's refusal (310, 314). */
 export async function sniffType(bytes: Buffer, allowed: readonly ImageType[]): Promise<ImageType> {
   const detected = await FileType.fromBuffer(bytes);
   const type = detected && TYPE_BY_EXT[detected.ext];

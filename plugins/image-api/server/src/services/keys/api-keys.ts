@@ -95,7 +95,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       };
     },
 
-    /** The active, unexpired entry of a key, or the contract's 401/403. */
+    /** The active, unexpired entry of a key, or the error table's 401/403. */
     async authenticate(key: string | null): Promise<AuthenticatedKey> {
       if (!key) throw errors.noKey();
       const digest = hashKey(key, secret());

@@ -1,5 +1,5 @@
 /**
- * Decides which addresses a URL source may reach (contract.md §6): public unicast only, unless the
+ * Decides which addresses a URL source may reach (docs/api.md, "URL sources"): public unicast only, unless the
  * operator's allow-list names the host, the address or a range holding it.
  */
 import type ipaddr from 'ipaddr.js';

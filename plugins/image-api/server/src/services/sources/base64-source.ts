@@ -1,5 +1,5 @@
 /**
- * Decodes a base64 image source (contract.md §2): whitespace ignored, an optional
+ * Decodes a base64 image source (docs/api.md, "Parameters"): whitespace ignored, an optional
  * `data:image/...;base64,` prefix, standard or URL-safe alphabet, padding optional.
  */
 import { errors } from '../contract/api-error';

@@ -1,5 +1,5 @@
 /**
- * Downloads a URL source to a temporary file (contract.md §6), safely:
+ * Downloads a URL source to a temporary file (docs/api.md, "URL sources"), safely:
  * - http and https only; credentials in the URL are never sent;
  * - every connection is pinned to an address the policy approved (the check and the connect use the
  *   same resolved address, so DNS rebinding has no window), after every redirect too;

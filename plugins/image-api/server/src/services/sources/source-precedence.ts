@@ -1,5 +1,5 @@
 /**
- * Which of what the client sent is the image (README, "The API"): a file part named `source` first,
+ * Which of what the client sent is the image (docs/api.md, "Parameters"): a file part named `source` first,
  * then a file part `image`, then a text `source`, then a text `image` (the alias imgbb-style clients
  * use). A text value is a URL when it starts with http:// or https://, else base64. Of repeated
  * values of one kind, the first counts; text fields come before text that arrived as a part.
