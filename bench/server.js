@@ -1,4 +1,4 @@
-// The benchmarked server: the production app on the environment it was given (a scratch SQLite
+// The benchmarked server (started by servers.js): the production app on the environment it was given (a scratch SQLite
 // database, rate limits off). Creates what the bench needs to call it (an image-API key and a
 // full-access Strapi API token for the stock upload), then prints them as one JSON line.
 'use strict';
