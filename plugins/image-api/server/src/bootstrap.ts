@@ -8,5 +8,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'debris-sweep').run();
 
   const { bootstrapKey } = getConfig(strapi);
-  if (bootstrapKey) await getService(strapi, 'api-keys').ensure(bootstrapKey);
+  if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
 };

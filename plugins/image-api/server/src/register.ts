@@ -98,7 +98,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     beforeCreate(event) {
       const data = event.params.data as Record<string, unknown>;
       checkRateLimit(data);
-      if (!data.key_hash) Object.assign(data, getService(strapi, 'api-keys').material(generateKey()));
+      if (!data.key_hash) Object.assign(data, getService(strapi, 'api-keys').keyColumns(generateKey()));
       data.upload_count ??= 0;
     },
   });

@@ -8,11 +8,11 @@ import type { Core } from '@strapi/strapi';
 import type { StoredImage } from './contract/image-json';
 import { readExif } from './images/image-metadata';
 import { probeImage } from './images/image-probe';
-import { buildImageSet, type ImageSet } from './images/image-variants';
+import { buildRenditions, type Renditions } from './images/image-variants';
 import { runImageWork } from './images/image-work';
 import type { AuthenticatedKey } from './keys/api-keys';
 import type { RequestScope } from './runtime/request-scope';
-import { all } from './runtime/settle-all';
+import { settleAll } from './runtime/settle-all';
 import { createAddressPolicy, type AddressPolicy } from './sources/address-policy';
 import { readSource } from './sources/read-source';
 import type { SourceInput } from './sources/source-precedence';
@@ -60,30 +60,30 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const cfg = getConfig(strapi);
       const { bytes, filename } = await readSource(request.source, scope, cfg, policyFor(cfg.urlAllowlist));
       if (bytes.length === 0) throw errors.emptySource();
-      const { set, originalExif } = await runImageWork(async () => {
+      const { renditions, originalExif } = await runImageWork(async () => {
         const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
-        const [set, originalExif] = await all<[ImageSet, Record<string, unknown> | null]>([
-          buildImageSet(bytes, probed, cfg),
+        const [renditions, originalExif] = await settleAll<[Renditions, Record<string, unknown> | null]>([
+          buildRenditions(bytes, probed, cfg),
           cfg.keepExif && probed.hasMetadata ? readExif(bytes) : Promise.resolve(null),
         ]);
-        return { set, originalExif };
+        return { renditions, originalExif };
       });
 
       const idEncoded = randomId(10);
-      const extension = EXTENSION_BY_FORMAT[set.original.format];
+      const extension = EXTENSION_BY_FORMAT[renditions.original.format];
       const originalFilename = cleanOriginalFilename(filename ?? '') || `${idEncoded}.${extension}`;
       return getService(strapi, 'media-store').store({
-        set,
+        renditions,
         idEncoded,
         name: storedName(filename, idEncoded),
-        md5: crypto.createHash('md5').update(set.original.buffer).digest('hex'),
+        md5: crypto.createHash('md5').update(renditions.original.buffer).digest('hex'),
         originalFilename,
         title: request.title,
         description: request.description,
         nsfw: request.nsfw,
         apiKeyId: apiKey.id,
-        ownerId: apiKey.ownerId,
-        ownerUserId: apiKey.ownerUserId,
+        adminOwnerId: apiKey.adminOwnerId,
+        siteUserOwnerId: apiKey.siteUserOwnerId,
         originalExif,
         // The key's use counts in the same transaction as the upload's rows: only stored uploads count.
         inTransaction: (trx) => getService(strapi, 'api-keys').recordUse(apiKey.id, trx),

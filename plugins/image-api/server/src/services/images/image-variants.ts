@@ -7,7 +7,7 @@ import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from '../contract/api-error';
 import type { ProbedImage } from './image-probe';
 import { isClean, stripLossless } from './image-metadata';
-import { all } from '../runtime/settle-all';
+import { settleAll } from '../runtime/settle-all';
 
 export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp';
 
@@ -20,7 +20,7 @@ export interface EncodedImage {
   bits: number;
 }
 
-export interface ImageSet {
+export interface Renditions {
   original: EncodedImage;
   thumb: EncodedImage;
   medium: EncodedImage;
@@ -72,7 +72,7 @@ async function render(pipeline: Sharp, format: OutputFormat, quality: number): P
   return { buffer: data, format, width: info.width, height: info.height, channels: info.channels, bits: 8 };
 }
 
-export async function buildImageSet(bytes: Buffer, probed: ProbedImage, options: VariantOptions): Promise<ImageSet> {
+export async function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions): Promise<Renditions> {
   const isBmp = probed.type === 'bmp';
   const source: SharpInput = isBmp
     ? bmpInput(bytes)
@@ -84,7 +84,7 @@ export async function buildImageSet(bytes: Buffer, probed: ProbedImage, options:
   };
 
   try {
-    const [original, { thumb, medium }] = await all<[EncodedImage, { thumb: EncodedImage; medium: EncodedImage }]>([
+    const [original, { thumb, medium }] = await settleAll<[EncodedImage, { thumb: EncodedImage; medium: EncodedImage }]>([
       storedOriginal(bytes, probed, format, open, options),
       renderVariants(open, format, options),
     ]);
@@ -108,7 +108,7 @@ async function renderVariants(open: () => Sharp, format: OutputFormat, options: 
   const pixels = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
   const crop = { fit: 'cover', position: 'centre' } as const;
   const smallMedium = Math.min(info.width, info.height) < options.thumbSize && info.width === options.mediumWidth;
-  const [medium, thumb] = await all<[EncodedImage, EncodedImage]>([
+  const [medium, thumb] = await settleAll<[EncodedImage, EncodedImage]>([
     render(pixels(), format, options.jpegQuality),
     render((smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop), format, options.jpegQuality),
   ]);

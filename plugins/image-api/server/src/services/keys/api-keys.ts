@@ -38,9 +38,9 @@ export interface AuthenticatedKey {
   name: string;
   rateLimit: string | null;
   /** The admin user the key belongs to. */
-  ownerId: number | null;
+  adminOwnerId: number | null;
   /** The users-permissions user the key belongs to (when that plugin is installed). */
-  ownerUserId: number | null;
+  siteUserOwnerId: number | null;
 }
 
 export const generateKey = () => `${KEY_PREFIX}${randomId(32)}`;
@@ -77,7 +77,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const query = () => strapi.db.query(API_KEY_UID);
   const encryption = () => strapi.service('admin::encryption') as { encrypt(v: string): string | null; decrypt(v: string): string | null };
 
-  async function ownerIdFor(email: string | null | undefined): Promise<number | null> {
+  async function adminIdFor(email: string | null | undefined): Promise<number | null> {
     if (!email) return null;
     const user = await strapi.db.query(ADMIN_USER_UID).findOne({ where: { email: email.toLowerCase() }, select: ['id'] });
     if (!user) throw new Error(`no admin user with the email ${email}`);
@@ -86,7 +86,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     /** The columns that stand for `key` (hash, recognisable parts, encrypted copy). */
-    material(key: string) {
+    keyColumns(key: string) {
       return {
         key_hash: hashKey(key, secret()),
         key_prefix: displayPrefix(key),
@@ -113,8 +113,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             id: entry.id,
             name: entry.name,
             rateLimit: entry.rate_limit || null,
-            ownerId: entry.owner?.id ?? null,
-            ownerUserId: entry.owner_user?.id ?? null,
+            adminOwnerId: entry.owner?.id ?? null,
+            siteUserOwnerId: entry.owner_user?.id ?? null,
             active: entry.active,
             expiresAt: entry.expires_at ?? null,
           },
@@ -161,7 +161,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       key?: string;
     }) {
       const key = input.key ?? generateKey();
-      const owner = await ownerIdFor(input.ownerEmail);
+      const owner = await adminIdFor(input.ownerEmail);
       const entry = (await query().create({
         data: {
           name: input.name,
@@ -172,7 +172,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           rate_limit: input.rateLimit ?? null,
           owner,
           upload_count: 0,
-          ...this.material(key),
+          ...this.keyColumns(key),
           publishedAt: new Date(),
         },
         select: LIST_FIELDS,
@@ -205,7 +205,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const entry = await query().findOne({ where, select: ['id'] });
       if (!entry) return null;
       const key = generateKey();
-      await query().update({ where: { id: entry.id }, data: this.material(key) });
+      await query().update({ where: { id: entry.id }, data: this.keyColumns(key) });
       return key;
     },
 
@@ -220,7 +220,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * Makes sure `key` has an entry (IMAGE_API_BOOTSTRAP_KEY), named after its prefix. An entry an
      * admin revoked stays revoked.
      */
-    async ensure(key: string): Promise<void> {
+    async ensureBootstrapKey(key: string): Promise<void> {
       const existing = await query().findOne({ where: { key_hash: hashKey(key, secret()) }, select: ['id'] });
       if (existing) return;
       await this.create({ name: `bootstrap ${displayPrefix(key)}`, description: 'IMAGE_API_BOOTSTRAP_KEY', key });

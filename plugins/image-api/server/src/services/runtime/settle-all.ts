@@ -3,7 +3,7 @@
  * received bytes, whose buffer goes back to a pool when the request ends (see buffer-pool.ts): none
  * may still be running by then, not even after another one failed.
  */
-export async function all<T extends readonly unknown[]>(operations: [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
+export async function settleAll<T extends readonly unknown[]>(operations: [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
   const results = await Promise.allSettled(operations);
   const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failed) throw failed.reason;

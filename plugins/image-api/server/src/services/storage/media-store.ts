@@ -8,7 +8,7 @@
 import { Readable } from 'stream';
 import type { Core } from '@strapi/strapi';
 import type { Knex } from 'knex';
-import type { EncodedImage, ImageSet } from '../images/image-variants';
+import type { EncodedImage, Renditions } from '../images/image-variants';
 import type { StoredImage, StoredVariant } from '../contract/image-json';
 import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
 import { getService } from '../../get-service';
@@ -16,7 +16,7 @@ import type { JournalledFile } from './journal';
 
 
 export interface NewImage {
-  set: ImageSet;
+  renditions: Renditions;
   idEncoded: string;
   /** Stored base name, unique. */
   name: string;
@@ -27,9 +27,9 @@ export interface NewImage {
   nsfw: boolean;
   apiKeyId: number | null;
   /** The admin user the key belongs to: the image is theirs ("created by" in the Media Library). */
-  ownerId: number | null;
+  adminOwnerId: number | null;
   /** The users-permissions user the key belongs to: recorded on the image record. */
-  ownerUserId: number | null;
+  siteUserOwnerId: number | null;
   /** What the original's EXIF said, when `keepExif` is on. */
   originalExif: Record<string, unknown> | null;
   /** Runs inside the transaction that records the upload, after its rows: fails it if it fails. */
@@ -122,12 +122,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     remove,
 
     async store(upload: NewImage): Promise<StoredImage> {
-      const { set } = upload;
-      const original = providerFile(set.original, upload.name);
-      const thumb = providerFile(set.thumb, `${upload.name}.th`);
-      const medium = providerFile(set.medium, `${upload.name}.md`);
+      const { renditions } = upload;
+      const original = providerFile(renditions.original, upload.name);
+      const thumb = providerFile(renditions.thumb, `${upload.name}.th`);
+      const medium = providerFile(renditions.medium, `${upload.name}.md`);
       const all = [original, thumb, medium];
-      const bytes = [set.original.buffer, set.thumb.buffer, set.medium.buffer];
+      const bytes = [renditions.original.buffer, renditions.thumb.buffer, renditions.medium.buffer];
 
       const records = getService(strapi, 'upload-records');
       const journal = getService(strapi, 'journal');
@@ -165,7 +165,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                   publishedAt: now,
                 },
                 folderId: folder.id,
-                userId: upload.ownerId,
+                userId: upload.adminOwnerId,
               },
               now
             );
@@ -187,8 +187,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                 },
                 fileId,
                 apiKeyId: upload.apiKeyId,
-                ownerId: upload.ownerId,
-                ownerUserId: upload.ownerUserId,
+                adminOwnerId: upload.adminOwnerId,
+                siteUserOwnerId: upload.siteUserOwnerId,
               },
               now
             );
@@ -206,7 +206,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
 
         return {
-          ...variantView(original, set.original),
+          ...variantView(original, renditions.original),
           idEncoded: upload.idEncoded,
           md5: upload.md5,
           title: upload.title,
@@ -218,8 +218,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           createdAt: now,
           storage: providerName(),
           viewerUrl: getService(strapi, 'public-url').viewer(upload.idEncoded),
-          thumb: variantView(thumb, set.thumb),
-          medium: variantView(medium, set.medium),
+          thumb: variantView(thumb, renditions.thumb),
+          medium: variantView(medium, renditions.medium),
         };
       } catch (error) {
         // Every file of the upload, written or not: one whose write failed half-way is there too. The

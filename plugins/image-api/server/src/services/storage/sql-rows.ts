@@ -80,12 +80,12 @@ export function createRowWriter(strapi: Core.Strapi) {
    * row's own id orders the same way (ids only grow) and costs nothing; ties with links an editor
    * added meanwhile only leave their relative order to the id.
    */
-  async function link(trx: Knex, uid: string, attribute: string, ownerId: number, targetId: number) {
+  async function link(trx: Knex, uid: string, attribute: string, rowId: number, targetId: number) {
     const table = model(uid).attributes[attribute]?.joinTable;
     if (!table) throw new Error(`image-api: ${uid}.${attribute} has no link table`);
-    const values: Data = { [table.joinColumn.name]: ownerId, [table.inverseJoinColumn.name]: targetId };
+    const values: Data = { [table.joinColumn.name]: rowId, [table.inverseJoinColumn.name]: targetId };
     if (table.orderColumnName) values[table.orderColumnName] = 1;
-    if (table.inverseOrderColumnName) values[table.inverseOrderColumnName] = ownerId;
+    if (table.inverseOrderColumnName) values[table.inverseOrderColumnName] = rowId;
     await insert(trx, table.name, values);
   }
 

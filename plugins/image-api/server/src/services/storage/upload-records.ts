@@ -19,8 +19,8 @@ export interface ImageRow {
   data: Data;
   fileId: number;
   apiKeyId: number | null;
-  ownerId: number | null;
-  ownerUserId: number | null;
+  adminOwnerId: number | null;
+  siteUserOwnerId: number | null;
 }
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -38,12 +38,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** The image record and its links; returns the record id. */
-    async createImage(trx: Knex, { data, fileId, apiKeyId, ownerId, ownerUserId }: ImageRow, now: Date): Promise<number> {
+    async createImage(trx: Knex, { data, fileId, apiKeyId, adminOwnerId, siteUserOwnerId }: ImageRow, now: Date): Promise<number> {
       const created = await withLifecycles(IMAGE_UID, data, now, async (values) => {
         const id = await insert(trx, model(IMAGE_UID).tableName, toRow(IMAGE_UID, values));
         if (apiKeyId !== null) await link(trx, IMAGE_UID, 'api_key', id, apiKeyId);
-        if (ownerId !== null) await link(trx, IMAGE_UID, 'owner', id, ownerId);
-        if (ownerUserId !== null) await link(trx, IMAGE_UID, 'owner_user', id, ownerUserId);
+        if (adminOwnerId !== null) await link(trx, IMAGE_UID, 'owner', id, adminOwnerId);
+        if (siteUserOwnerId !== null) await link(trx, IMAGE_UID, 'owner_user', id, siteUserOwnerId);
         // The media field: a row in the file's morph table, as the entity manager writes it.
         const morph = model(FILE_UID).attributes.related.joinTable!;
         await insert(trx, morph.name, {
