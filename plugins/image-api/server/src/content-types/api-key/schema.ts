@@ -39,4 +39,6 @@ export default {
     key_encrypted: { type: 'text', private: true, writable: false, configurable: false, visible: false },
     images: { type: 'relation', relation: 'oneToMany', target: 'plugin::image-api.image', mappedBy: 'api_key' },
   },
+  // Every request's key lookup; unique, so two instances provisioning one key cannot both insert it.
+  indexes: [{ name: 'image_api_keys_key_hash_index', columns: ['key_hash'], type: 'unique' }],
 };

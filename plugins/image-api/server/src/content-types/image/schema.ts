@@ -29,4 +29,12 @@ export default {
     owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
     file: { type: 'media', multiple: false, allowedTypes: ['images'] },
   },
+  // Strapi creates no index for `unique: true`; every lookup the plugin makes has one here (the schema
+  // sync creates them, on existing databases too, at the next boot).
+  indexes: [
+    // The viewer.
+    { name: 'image_api_images_id_encoded_index', columns: ['id_encoded'], type: 'unique' },
+    // The Media Library's delete hook and the journal sweep (a file's hash is the image's name).
+    { name: 'image_api_images_name_index', columns: ['name'], type: 'unique' },
+  ],
 };

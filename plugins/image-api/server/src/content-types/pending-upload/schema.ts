@@ -21,4 +21,6 @@ export default {
     // [{ hash, ext }] of every provider file the upload writes.
     files: { type: 'json', required: true },
   },
+  // The sweep's lookup of rows older than its age.
+  indexes: [{ name: 'image_api_pending_uploads_created_at_index', columns: ['created_at'] }],
 };
