@@ -13,6 +13,7 @@ import type { StoredImage, StoredVariant } from '../contract/image-json';
 import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
 import { getService } from '../../get-service';
 import type { JournalledFile } from './journal';
+import { retryTransient } from './transient-errors';
 
 
 export interface NewImage {
@@ -32,7 +33,7 @@ export interface NewImage {
   siteUserOwnerId: number | null;
   /** What the original's EXIF said, when `keepExif` is on. */
   originalExif: Record<string, unknown> | null;
-  /** Runs inside the transaction that records the upload, after its rows: fails it if it fails. */
+  /** Runs inside the transaction that records the upload, before the image record: fails it if it fails. */
   inTransaction?: (trx: Knex.Transaction) => Promise<void>;
 }
 
@@ -170,6 +171,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               now
             );
             await journal.close(journalId, trx);
+            // Before the image record: its link to the key takes a shared lock on the key's row (the
+            // foreign key check), and an UPDATE of that row after it deadlocks two concurrent uploads
+            // of one key on MariaDB. Taken first, the row's lock makes them wait their turn instead.
+            await upload.inTransaction?.(trx);
             await records.createImage(
               trx,
               {
@@ -192,17 +197,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               },
               now
             );
-            await upload.inTransaction?.(trx);
           });
         // The folder is checked every few seconds. If an editor deleted it since, the records fail on
         // it: then, and only then, they are written once more, in the folder found or made again.
         const folder = await folders.current();
         try {
-          await record(folder);
+          await retryTransient(() => record(folder));
         } catch (error) {
           const again = await folders.current(true).catch(() => folder);
           if (again.id === folder.id) throw error;
-          await record(again);
+          await retryTransient(() => record(again));
         }
 
         return {
