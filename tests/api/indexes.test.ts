@@ -36,7 +36,7 @@ async function indexesOf(table: string, db: Knex = knex(), dialect: TestDb = cli
     }
   } else if (dialect === 'postgres') {
     const { rows } = await db.raw(
-      `select i.relname as name, ix.indisunique as unique, array_agg(a.attname order by k.n) as columns
+      `select i.relname as name, ix.indisunique as unique, array_agg(a.attname::text order by k.n) as columns
        from pg_index ix join pg_class t on t.oid = ix.indrelid join pg_class i on i.oid = ix.indexrelid
        cross join lateral unnest(ix.indkey) with ordinality as k(attnum, n)
        join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
@@ -47,7 +47,8 @@ async function indexesOf(table: string, db: Knex = knex(), dialect: TestDb = cli
   } else {
     const [rows] = await db.raw('show index from ??', [table]);
     for (const row of rows) {
-      found[row.Key_name] ??= { columns: [], unique: row.Non_unique === 0 };
+      // Strapi's connection returns big numbers as text.
+      found[row.Key_name] ??= { columns: [], unique: Number(row.Non_unique) === 0 };
       found[row.Key_name].columns[row.Seq_in_index - 1] = row.Column_name;
     }
   }
@@ -98,10 +99,12 @@ async function usesIndex(sql: string, bindings: unknown[]): Promise<string> {
     });
   }
   const [rows] = await knex().raw(`EXPLAIN ${sql}`, bindings);
-  return rows.map((row: { key: string | null; type: string }) => `key=${row.key} type=${row.type}`).join('; ');
+  return rows.map((row: { key: string | null; type: string; Extra: string | null }) => `key=${row.key} type=${row.type} ${row.Extra ?? ''}`).join('; ');
 }
 
-const INDEXED = /USING (COVERING )?INDEX|Index (Only )?Scan|Bitmap Index Scan|key=image_api_/;
+// MariaDB plans a lookup by a unique key by reading that key at once: when nothing matches, it says so
+// ("Impossible WHERE noticed after reading const tables") instead of naming the key.
+const INDEXED = /USING (COVERING )?INDEX|Index (Only )?Scan|Bitmap Index Scan|key=image_api_|after reading const tables/;
 
 test.each([
   ['the viewer and the delete link', 'select id from image_api_images where id_encoded = ?', ['AbCdEfGhIj']],
