@@ -17,6 +17,9 @@ export default ({ env }) => ({
       redisPrefix: env('IMAGE_API_REDIS_PREFIX'),
       tmpDir: env('IMAGE_API_TMP_DIR'),
       sweepAfterMs: env('IMAGE_API_SWEEP_AFTER_MS'),
+      minExpiration: env('IMAGE_API_MIN_EXPIRATION'),
+      maxExpiration: env('IMAGE_API_MAX_EXPIRATION'),
+      expirySweepSeconds: env('IMAGE_API_EXPIRY_SWEEP_SECONDS'),
       imageConcurrency: env('IMAGE_API_IMAGE_CONCURRENCY'),
       sharpThreads: env('IMAGE_API_SHARP_THREADS'),
       // Not the plugin's default (V8's own heuristic): this app is an upload server, and trades some

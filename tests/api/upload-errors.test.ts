@@ -60,7 +60,7 @@ describe('request', () => {
     expectError(await form({ key, source: b64(small) }, '/api/2/upload'), 400, 110, /Invalid API version/);
   });
   test('action other than upload in the path: 400, 120', async () => {
-    expectError(await form({ key, source: b64(small) }, '/api/1/delete'), 400, 120, /Invalid API action/);
+    expectError(await form({ key, source: b64(small) }, '/api/1/frobnicate'), 400, 120, /Invalid API action/);
   });
   test('action parameter other than upload: 400, 120', async () => {
     expectError(await form({ key, action: 'delete', source: b64(small) }), 400, 120, /Invalid API action/);

@@ -189,7 +189,7 @@ describe('sources', () => {
   });
 
   test('unknown parameters are ignored', async () => {
-    await uploadedFile(await app.http.post('/api/1/upload').type('form').send({ key, source: small.toString('base64'), album_id: '7', expiration: 'PT5M' }));
+    await uploadedFile(await app.http.post('/api/1/upload').type('form').send({ key, source: small.toString('base64'), color: 'blue', tags: 'a,b', privacy: 'private' }));
   });
 });
 

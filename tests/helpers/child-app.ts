@@ -5,6 +5,8 @@ import path from 'path';
 
 export interface ChildApp {
   url: string;
+  /** Everything the process has printed so far (stdout and stderr). */
+  output(): string;
   stop(): Promise<void>;
   /** SIGKILL: no cleanup, no shutdown hooks, as in a crash. */
   kill(): Promise<void>;
@@ -44,6 +46,7 @@ export async function startChildApp(env: Record<string, string | undefined>): Pr
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    output: () => output,
     kill: () =>
       new Promise<void>((resolve) => {
         child.removeAllListeners('exit');

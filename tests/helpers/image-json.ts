@@ -9,6 +9,8 @@ export const IMAGE_FIELDS = [
   'size_formatted', 'mime', 'bits', 'channels', 'url', 'url_viewer', 'thumb', 'medium', 'views_label',
   'display_url', 'how_long_ago',
 ];
+/** Ours, after the document's fields. */
+export const EXTRA_FIELDS = ['title', 'delete_url', 'expiration_date_gmt'];
 export const VARIANT_FIELDS = [
   'filename', 'name', 'width', 'height', 'ratio', 'size', 'size_formatted', 'mime', 'extension', 'bits',
   'channels', 'url',
@@ -38,7 +40,7 @@ export function expectUploadJson(body: any, expected: { extension: string; mime:
   expect(body.status_txt).toBe('OK');
 
   const image = body.image;
-  expect(Object.keys(image).slice(0, IMAGE_FIELDS.length)).toEqual(IMAGE_FIELDS);
+  expect(Object.keys(image)).toEqual([...IMAGE_FIELDS, ...EXTRA_FIELDS]);
   expect(typeof image.name).toBe('string');
   expect(image.name).toMatch(/^[a-z0-9-]*[A-Za-z0-9]+$/i);
   expect(image.extension).toBe(expected.extension);
@@ -63,6 +65,8 @@ export function expectUploadJson(body: any, expected: { extension: string; mime:
   expect(image.url_viewer).toBe(`http://img.test:1337/image/${image.id_encoded}`);
   expect(image.display_url).toBe(image.medium.url);
   expect(image.how_long_ago).toBe('moments ago');
+  expect(image.delete_url).toMatch(new RegExp(`^${image.url_viewer}/delete/[A-Za-z0-9]{32,}$`));
+  if (image.expiration_date_gmt !== null) expect(image.expiration_date_gmt).toMatch(DATE);
   expectVariant(image.thumb, image.name, 'th', image.extension, image.mime);
   expectVariant(image.medium, image.name, 'md', image.extension, image.mime);
   return image;

@@ -9,4 +9,5 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
 
   const { bootstrapKey } = getConfig(strapi);
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
+  getService(strapi, 'expiry-sweep').start();
 };

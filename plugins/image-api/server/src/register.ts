@@ -1,15 +1,12 @@
 import type { Core } from '@strapi/strapi';
-import type { Context, Next } from 'koa';
-import { errors } from '@strapi/utils';
-import { parseRateLimit } from './config/rate-limit';
 import { redactKeysInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
-import { generateKey } from './services/keys/api-keys';
 import { applyHeapGrowth } from './services/runtime/heap-growth';
 import { configureImageWork } from './services/images/image-work';
 import { restrictDecoders } from './services/images/image-decoders';
 import { getService, getConfig } from './get-service';
-import { API_KEY_UID, FILE_UID, IMAGE_UID, PLUGIN_ID, SITE_USER_UID, VIEWER_PATH } from './constants';
+import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
+import { pageRoutes } from './routes/pages';
 
 const SECRET_FIELDS = ['key_hash', 'key_encrypted'];
 
@@ -19,21 +16,6 @@ function withoutSecrets(value: unknown): void {
     for (const field of SECRET_FIELDS) delete (value as Record<string, unknown>)[field];
     const entries = (value as { entries?: unknown }).entries;
     if (entries) withoutSecrets(entries);
-  }
-}
-
-/**
- * A key entry's own rate limit must parse as the option does, or the entry is not saved. The error
- * names the field as Strapi's own validation does, so the admin panel shows it on the field.
- */
-function checkRateLimit(data: Record<string, unknown> | undefined): void {
-  const value = data?.rate_limit;
-  if (typeof value !== 'string') return;
-  try {
-    parseRateLimit(value);
-  } catch (error) {
-    const message = `Rate limit: ${(error as Error).message}`;
-    throw new errors.ValidationError(message, { errors: [{ path: ['rate_limit'], message, name: 'ValidationError', value }] });
   }
 }
 
@@ -59,15 +41,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  // The viewer page lives outside the /api prefix.
-  strapi.server.routes([
-    {
-      method: 'GET',
-      path: `${VIEWER_PATH}/:id`,
-      handler: (ctx: Context, next: Next) => strapi.plugin(PLUGIN_ID).controller('viewer').show(ctx, next),
-      config: { auth: false },
-    },
-  ]);
+  // The viewer page and the delete link live outside the /api prefix.
+  strapi.server.routes(pageRoutes(strapi));
 
   strapi.db.lifecycles.subscribe({
     models: [FILE_UID],
@@ -83,23 +58,5 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const result = await next();
     if (context.uid === API_KEY_UID) withoutSecrets(result);
     return result;
-  });
-
-  strapi.db.lifecycles.subscribe({
-    models: [API_KEY_UID],
-    // Any change to a key entry applies to the next request on this instance.
-    afterUpdate: () => getService(strapi, 'api-keys').forgetCached(),
-    afterUpdateMany: () => getService(strapi, 'api-keys').forgetCached(),
-    afterDelete: () => getService(strapi, 'api-keys').forgetCached(),
-    afterDeleteMany: () => getService(strapi, 'api-keys').forgetCached(),
-    beforeUpdate: (event) => checkRateLimit(event.params.data),
-    beforeUpdateMany: (event) => checkRateLimit(event.params.data),
-    // An entry created in the Content Manager gets its key here, on the server.
-    beforeCreate(event) {
-      const data = event.params.data as Record<string, unknown>;
-      checkRateLimit(data);
-      if (!data.key_hash) Object.assign(data, getService(strapi, 'api-keys').keyColumns(generateKey()));
-      data.upload_count ??= 0;
-    },
   });
 };

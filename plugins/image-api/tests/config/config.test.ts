@@ -13,7 +13,7 @@ test('an app that sets nothing gets every default', () => {
   expect(load({})).toEqual({
     publicUrl: null, maxBytes: 10_000_000, maxPixels: 100_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'],
     thumbSize: 160, mediumWidth: 500, jpegQuality: 85, timeZone: 'UTC', fetchTimeoutMs: 15_000, fetchMaxRedirects: 5,
-    urlAllowlist: [], corsOrigins: ['*'], sweepAfterMs: 600_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
+    urlAllowlist: [], corsOrigins: ['*'], minExpiration: 60, maxExpiration: 15_552_000, expirySweepSeconds: 60, sweepAfterMs: 600_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
     imageConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
     keyHashSecret: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
     redisUrl: null, redisPrefix: 'image-api',
@@ -51,6 +51,7 @@ test.each([
   ['heapGrowingPercent', 0], ['heapGrowingPercent', 301], ['heapGrowingPercent', 1.5], ['keyCacheMs', 5001],
   ['rateLimit', '0/minute'], ['rateLimit', '5/week'], ['failedAuthLimit', '0/second'], ['urlAllowlist', ['10.0.0.0/33']], ['urlAllowlist', ['host/8']],
   ['keepExif', 'yes'], ['tmpDir', 'relative/path'], ['redisUrl', 'http://127.0.0.1:6379'], ['imageConcurrency', 0],
+  ['minExpiration', 0], ['expirySweepSeconds', 0],
 ])('refuses %s = %j, naming the option', (option, value) => {
   expect(() => validateConfig({ [option]: value })).toThrow(new RegExp(`^image-api config: "${option}`));
 });
@@ -58,6 +59,10 @@ test.each([
 test('the grammars say what they expect', () => {
   expect(() => validateConfig({ rateLimit: '0/minute' })).toThrow(/expected windows like 50\/minute/);
   expect(() => validateConfig({ urlAllowlist: ['10.0.0.0/33'] })).toThrow(/"10\.0\.0\.0\/33": not a CIDR range/);
+});
+
+test('maxExpiration may not be below minExpiration', () => {
+  expect(() => validateConfig({ minExpiration: 600, maxExpiration: 60 })).toThrow(/^image-api config: "maxExpiration" must be greater than or equal to ref:minExpiration/);
 });
 
 test('an option that does not exist is refused (a typo would otherwise be ignored)', () => {

@@ -61,6 +61,12 @@ const options = {
   corsOrigins: Joi.array()
     .items(Joi.string())
     .default(() => ['*']),
+  /** Shortest expiration an upload may ask, in seconds. */
+  minExpiration: positiveInt().default(60),
+  /** Longest expiration an upload may ask, in seconds (180 days). */
+  maxExpiration: positiveInt().min(Joi.ref('minExpiration')).default(15_552_000),
+  /** How often each instance sweeps expired images away, in seconds. */
+  expirySweepSeconds: positiveInt().default(60),
   /** The debris sweep removes crash debris older than this (uploads in flight elsewhere are younger). */
   sweepAfterMs: Joi.number().integer().min(0).empty('').default(10 * 60 * 1000),
   /** Parent of per-request temp folders; null: <os tmpdir>/strapi-image-api. */

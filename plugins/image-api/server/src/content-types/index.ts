@@ -1,9 +1,10 @@
 import image from './image/schema';
 import apiKey from './api-key/schema';
+import apiKeyLifecycles from './api-key/lifecycles';
 import pendingUpload from './pending-upload/schema';
 
 export default {
   image: { schema: image },
-  'api-key': { schema: apiKey },
+  'api-key': { schema: apiKey, lifecycles: apiKeyLifecycles },
   'pending-upload': { schema: pendingUpload },
 };

@@ -1,5 +1,5 @@
 import apiKeyAdmin from './api-key-admin';
-import upload from './upload';
+import api from './api';
 import viewer from './viewer';
 
-export default { 'api-key-admin': apiKeyAdmin, upload, viewer };
+export default { 'api-key-admin': apiKeyAdmin, api, viewer };

@@ -11,7 +11,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const dialect = (method: (typeof METHODS)[number]) => ({
   method,
   path: '/:version(\\d+)/:action(.*)',
-  handler: 'upload.handle',
+  handler: 'api.handle',
   config: { auth: false },
 });
 

@@ -1,6 +1,9 @@
+import access from './keys/access';
 import apiKeys from './keys/api-keys';
 import debrisSweep from './storage/debris-sweep';
+import expirySweep from './storage/expiry-sweep';
 import images from './storage/images';
+import imageRemoval from './storage/image-removal';
 import journal from './storage/journal';
 import mediaFolder from './storage/media-folder';
 import mediaStore from './storage/media-store';
@@ -10,9 +13,12 @@ import upload from './upload';
 import uploadRecords from './storage/upload-records';
 
 export default {
+  access,
   'api-keys': apiKeys,
   'debris-sweep': debrisSweep,
+  'expiry-sweep': expirySweep,
   images,
+  'image-removal': imageRemoval,
   journal,
   'media-folder': mediaFolder,
   'media-store': mediaStore,

@@ -1,7 +1,7 @@
 /**
- * One upload, start to finish: who is uploading (authorize), then the source's bytes, the image work
- * (probe, the stored original and its variants), and the store. Every refusal is an ApiError from the
- * error table (README, "Errors").
+ * One upload of an authenticated key, start to finish: where it goes (the key's folder, or an album
+ * below it), when it expires, the source's bytes, the image work (probe, the stored original and its
+ * variants), and the store. Every refusal is an ApiError from the error table (README, "Errors").
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
@@ -17,18 +17,40 @@ import { createAddressPolicy, type AddressPolicy } from './sources/address-polic
 import { readSource } from './sources/read-source';
 import type { SourceInput } from './sources/source-precedence';
 import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName } from './storage/naming';
-import { errors, isApiError } from './contract/api-error';
+import { errors } from './contract/api-error';
+import { expirationSeconds, type ExpirationLimits } from './contract/expiration';
 import { getConfig, getService } from '../get-service';
 
-/** What the client asked to store. */
+/** What the client asked to store, and how. */
 export interface UploadRequest {
   source: SourceInput;
   title: string | null;
   description: string | null;
   nsfw: boolean;
+  /** Resize the stored original to this width (never enlarged). */
+  width: number | null;
+  /** A folder at or below the key's (checked here). */
+  albumId: number | null;
+  /** Seconds until it expires; null: the key's default, if any. */
+  expiration: number | null;
 }
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  /**
+   * The key entry's default expiration, in seconds. It was checked when the entry was saved; if the
+   * configured range has narrowed since, the range wins; a value that no longer parses is ignored.
+   */
+  function keyDefaultExpiration(apiKey: AuthenticatedKey, limits: ExpirationLimits): number | null {
+    if (!apiKey.defaultExpiration) return null;
+    try {
+      const seconds = expirationSeconds(apiKey.defaultExpiration, { minExpiration: 1, maxExpiration: Number.MAX_SAFE_INTEGER });
+      return Math.min(Math.max(seconds, limits.minExpiration), limits.maxExpiration);
+    } catch {
+      strapi.log.warn(`image-api: key "${apiKey.name}": default expiration "${apiKey.defaultExpiration}" is not one; ignored`);
+      return null;
+    }
+  }
+
   // Built once per allow-list (its entries were checked at boot), not per URL upload.
   let addressPolicy: { entries: string; policy: AddressPolicy } | null = null;
   const policyFor = (entries: string[]): AddressPolicy => {
@@ -38,32 +60,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   return {
-    /**
-     * Who is uploading, and may they: the address is checked for failed attempts, the key looked
-     * up, one upload charged to its rate limit. Returns the quota headers of the answer.
-     */
-    async authorize(key: string | null, clientIp: string): Promise<{ key: AuthenticatedKey; headers: Record<string, string> }> {
-      const limits = getService(strapi, 'rate-limits');
-      await limits.checkAddress(clientIp);
-      let apiKey: AuthenticatedKey;
-      try {
-        apiKey = await getService(strapi, 'api-keys').authenticate(key);
-      } catch (error) {
-        // A key that matches nothing is a guess: count it against the address.
-        if (key && isApiError(error) && error.status === 401) await limits.recordFailedAuth(clientIp);
-        throw error;
-      }
-      return { key: apiKey, headers: await limits.chargeKey(apiKey) };
-    },
-
     async upload(request: UploadRequest, apiKey: AuthenticatedKey, scope: RequestScope): Promise<StoredImage> {
       const cfg = getConfig(strapi);
+      // Refusals that cost nothing come before the download and the image work.
+      const folder = await getService(strapi, 'media-folder').uploadFolder(apiKey.folderId, request.albumId);
+      const expiration = request.expiration ?? keyDefaultExpiration(apiKey, cfg);
       const { bytes, filename } = await readSource(request.source, scope, cfg, policyFor(cfg.urlAllowlist));
       if (bytes.length === 0) throw errors.emptySource();
       const { renditions, originalExif } = await runImageWork(async () => {
         const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
         const [renditions, originalExif] = await settleAll<[Renditions, Record<string, unknown> | null]>([
-          buildRenditions(bytes, probed, cfg),
+          buildRenditions(bytes, probed, cfg, request.width),
           cfg.keepExif && probed.hasMetadata ? readExif(bytes) : Promise.resolve(null),
         ]);
         return { renditions, originalExif };
@@ -85,6 +92,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         adminOwnerId: apiKey.adminOwnerId,
         siteUserOwnerId: apiKey.siteUserOwnerId,
         originalExif,
+        folder,
+        expiresIn: expiration,
         // The key's use counts in the same transaction as the upload's rows: only stored uploads count.
         inTransaction: (trx) => getService(strapi, 'api-keys').recordUse(apiKey.id, trx),
       });

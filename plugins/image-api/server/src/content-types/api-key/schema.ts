@@ -28,6 +28,12 @@ export default {
     // Per-key rate limit, e.g. "100/minute,2000/day" or "off"; empty: the configured default. Checked
     // when the entry is saved, with the grammar of the `rateLimit` option (config/rate-limit.ts).
     rate_limit: { type: 'string' },
+    // Expiration of the key's uploads when they ask none: seconds (86400) or an ISO 8601 duration
+    // (P30D); empty: they do not expire. Checked when the entry is saved.
+    default_expiration: { type: 'string' },
+    // The Media Library folder the key's uploads go to, and whose subfolders are its albums; empty:
+    // the plugin's folder ("API uploads").
+    folder: { type: 'relation', relation: 'manyToOne', target: 'plugin::upload.folder', configurable: false },
     // Images uploaded with the key belong to this admin user (the Media Library's "created by").
     owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
     last_used_at: { type: 'datetime', writable: false, configurable: false },

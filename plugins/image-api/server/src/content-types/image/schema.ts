@@ -24,17 +24,28 @@ export default {
     nsfw: { type: 'boolean', default: false, required: true },
     original_filename: { type: 'string', maxLength: 255 },
     original_exifdata: { type: 'json' },
+    // When the image stops being served and is swept away; empty: never.
+    expires_at: { type: 'datetime' },
     api_key: { type: 'relation', relation: 'manyToOne', target: 'plugin::image-api.api-key' },
     // The key's owner at upload time.
     owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
+    // The Media Library folder (album) it was uploaded to.
+    album: { type: 'relation', relation: 'manyToOne', target: 'plugin::upload.folder', configurable: false },
     file: { type: 'media', multiple: false, allowedTypes: ['images'] },
+    // SHA-256 of the delete link's secret; the secret itself is never stored.
+    delete_hash: { type: 'string', private: true, writable: false, configurable: false, visible: false },
+    // The expiry sweep's claim on the record (which sweep, since when): several instances sweep at once.
+    expiry_claim: { type: 'string', private: true, writable: false, configurable: false, visible: false },
+    expiry_claimed_at: { type: 'datetime', private: true, writable: false, configurable: false, visible: false },
   },
   // Strapi creates no index for `unique: true`; every lookup the plugin makes has one here (the schema
   // sync creates them, on existing databases too, at the next boot).
   indexes: [
-    // The viewer.
+    // The viewer, the delete link and the API delete.
     { name: 'image_api_images_id_encoded_index', columns: ['id_encoded'], type: 'unique' },
     // The Media Library's delete hook and the journal sweep (a file's hash is the image's name).
     { name: 'image_api_images_name_index', columns: ['name'], type: 'unique' },
+    // The expiry sweep: expired images, oldest first.
+    { name: 'image_api_images_expires_at_index', columns: ['expires_at'] },
   ],
 };

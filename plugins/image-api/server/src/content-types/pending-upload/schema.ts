@@ -1,7 +1,7 @@
 /**
- * Write-ahead journal of uploads in flight: written before the provider files, deleted in the same
- * transaction that records the upload. A row that outlives its upload (a crash in between) names
- * the provider files the boot sweep must remove.
+ * Write-ahead journal of provider files that may be left without records: those of uploads in flight
+ * and of deletions under way (services/storage/journal.ts). A row that outlives its upload or
+ * deletion names the files the sweep must remove.
  */
 export default {
   kind: 'collectionType',
@@ -21,6 +21,10 @@ export default {
     // [{ hash, ext }] of every provider file the upload writes.
     files: { type: 'json', required: true },
   },
-  // The sweep's lookup of rows older than its age.
-  indexes: [{ name: 'image_api_pending_uploads_created_at_index', columns: ['created_at'] }],
+  indexes: [
+    // The sweep's lookup of rows older than its age.
+    { name: 'image_api_pending_uploads_created_at_index', columns: ['created_at'] },
+    // A deletion closes its rows by image name.
+    { name: 'image_api_pending_uploads_name_index', columns: ['name'] },
+  ],
 };

@@ -1,76 +1,78 @@
-/** `GET /image/<id_encoded>`: the viewer page. Counts the view, then shows the image with unfurl tags. */
-import escapeHtml from 'escape-html';
+/**
+ * Pages outside the API (docs/api.md, "Routes" and "Deleting an image"):
+ * - `GET /image/<id_encoded>`, the viewer: counts the view, shows the image with unfurl tags;
+ * - `/image/<id_encoded>/delete/<secret>`, the delete link: GET shows a confirmation page and never
+ *   deletes (chat unfurlers and mail scanners fetch links); POST or DELETE deletes. A wrong secret,
+ *   an unknown, deleted or expired image: 404, and nothing deleted. A browser gets HTML; a request
+ *   that asks for JSON (Accept, or the DELETE method) gets the API's JSON.
+ */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { formatSize } from '../services/contract/image-json';
-import type { ViewerImage } from '../services/storage/images';
-import { getService } from '../get-service';
+import { errorBody, errors } from '../../services/contract/api-error';
+import { sameDigest } from '../../services/keys/api-keys';
+import { deleteHashOf } from '../../services/storage/images';
+import { getService } from '../../get-service';
+import { successBody } from '../api/answers';
+import { confirmDeletePage, deletedPage, notFoundPage, viewerPage } from './pages';
 
-const absolute = (base: string, url: string) => (/^https?:\/\//i.test(url) ? url : `${base}${url}`);
+const ID = /^[A-Za-z0-9]{1,12}$/;
+const SECRET = /^[A-Za-z0-9]{32,64}$/;
 
-function page(title: string, body: string, head = ''): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-${head}<style>
-body{margin:0;font-family:system-ui,sans-serif;background:#111;color:#eee;text-align:center}
-main{padding:24px}img{max-width:100%;max-height:80vh;box-shadow:0 4px 24px #000}
-h1{font-size:1.4em;font-weight:600;margin:0 0 16px}p{color:#aaa}
-</style>
-</head>
-<body><main>
-${body}
-</main></body>
-</html>
-`;
-}
+const wantsJson = (ctx: Context) => ctx.method === 'DELETE' || ctx.accepts('html', 'json') === 'json';
 
-export function viewerPage(image: ViewerImage, base: string, pageUrl: string): string {
-  const file = image.file!;
-  const title = image.title || image.originalFilename || image.idEncoded;
-  const imageUrl = absolute(base, file.url);
-  // Link previews show the medium (500 wide); its own dimensions go with it.
-  const preview = image.medium ?? file;
-  const previewUrl = absolute(base, preview.url);
-  const views = `${image.views} ${image.views === 1 ? 'view' : 'views'}`;
-  const meta = [
-    ['property', 'og:type', 'website'],
-    ['property', 'og:title', title],
-    ['property', 'og:url', pageUrl],
-    ['property', 'og:image', previewUrl],
-    ['property', 'og:image:width', String(preview.width)],
-    ['property', 'og:image:height', String(preview.height)],
-    ['name', 'twitter:card', 'summary_large_image'],
-    ['name', 'twitter:title', title],
-    ['name', 'twitter:image', previewUrl],
-    ...(image.description ? [['property', 'og:description', image.description]] : []),
-  ]
-    .map(([attr, key, value]) => `<meta ${attr}="${key}" content="${escapeHtml(value)}">\n`)
-    .join('');
-  const body = `<h1>${escapeHtml(title)}</h1>
-<a href="${escapeHtml(imageUrl)}"><img src="${escapeHtml(imageUrl)}" alt="${escapeHtml(title)}" width="${file.width}" height="${file.height}"></a>
-<p><span class="dimensions">${file.width} × ${file.height}</span> · <span class="size">${formatSize(image.bytes)}</span> · <span class="views">${views}</span></p>
-${image.description ? `<p class="description">${escapeHtml(image.description)}</p>` : ''}`;
-  return page(title, body, meta);
-}
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const publicUrl = () => getService(strapi, 'public-url');
 
-export default ({ strapi }: { strapi: Core.Strapi }) => ({
-  async show(ctx: Context) {
-    const images = getService(strapi, 'images');
-    const publicUrl = getService(strapi, 'public-url');
-    const id = String(ctx.params.id ?? '');
-    const found = /^[A-Za-z0-9]{1,12}$/.test(id) && (await images.countView(id)) ? await images.findForViewer(id) : null;
-
+  function answerHtml(ctx: Context, status: number, html: string) {
+    ctx.status = status;
     ctx.type = 'text/html; charset=utf-8';
-    if (!found?.file) {
+    ctx.body = html;
+  }
+
+  function answerNotFound(ctx: Context) {
+    if (wantsJson(ctx)) {
       ctx.status = 404;
-      ctx.body = page('Image not found', '<h1>Image not found</h1><p>There is no image at this address.</p>');
-      return;
-    }
-    ctx.set('Cache-Control', 'no-cache');
-    ctx.body = viewerPage(found, publicUrl.base(), publicUrl.viewer(id));
-  },
-});
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = errorBody(errors.imageNotFound());
+    } else answerHtml(ctx, 404, notFoundPage());
+  }
+
+  /** The image a delete link names, when its secret is the right one; else null. */
+  async function imageOfLink(ctx: Context) {
+    const { id, secret } = ctx.params as { id?: string; secret?: string };
+    if (!id || !secret || !ID.test(id) || !SECRET.test(secret)) return null;
+    const image = await getService(strapi, 'images').findForRemoval(id);
+    if (!image?.deleteHash || !sameDigest(deleteHashOf(secret), image.deleteHash)) return null;
+    return image;
+  }
+
+  return {
+    async show(ctx: Context) {
+      const id = String(ctx.params.id ?? '');
+      const images = getService(strapi, 'images');
+      const found = ID.test(id) && (await images.countView(id)) ? await images.findForViewer(id) : null;
+      if (!found?.file) return answerHtml(ctx, 404, notFoundPage());
+      ctx.set('Cache-Control', 'no-cache');
+      answerHtml(ctx, 200, viewerPage(found, publicUrl().base(), publicUrl().viewer(id)));
+    },
+
+    async confirmDelete(ctx: Context) {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      const image = await imageOfLink(ctx);
+      if (!image) return answerNotFound(ctx);
+      answerHtml(ctx, 200, confirmDeletePage(image, publicUrl().base()));
+    },
+
+    async deleteByLink(ctx: Context) {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      const image = await imageOfLink(ctx);
+      if (!image) return answerNotFound(ctx);
+      await getService(strapi, 'image-removal').remove([image]);
+      if (!wantsJson(ctx)) return answerHtml(ctx, 200, deletedPage());
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = successBody('image deleted');
+    },
+  };
+};

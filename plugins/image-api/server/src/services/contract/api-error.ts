@@ -35,6 +35,12 @@ export const errors = {
   base64ViaGet: () => new ApiError(400, 130, 'Upload using base64 source must be done using POST method'),
   badBase64: () => new ApiError(400, 120, 'Invalid base64 string'),
   badFormat: () => new ApiError(400, 140, 'Invalid format'),
+  invalidExpiration: (min: number, max: number) =>
+    new ApiError(400, 150, `Invalid expiration: seconds or an ISO 8601 duration (PT10M, P1D), from ${min} to ${max} seconds`),
+  invalidAlbum: () => new ApiError(400, 160, 'Invalid album'),
+  invalidWidth: () => new ApiError(400, 170, 'Invalid width'),
+  noImageId: () => new ApiError(400, 130, 'No image id provided'),
+  imageNotFound: () => new ApiError(404, 404, 'Image not found'),
   methodNotAllowed: () => new ApiError(405, 405, 'Method not allowed: use POST (or GET)'),
   notAnImage: () => new ApiError(400, 310, "Can't get target upload source info"),
   invalidImage: (detail?: string) => new ApiError(400, 311, detail ? `Invalid image: ${detail}` : 'Invalid image'),

@@ -32,6 +32,9 @@ export interface StoredImage extends StoredVariant {
   /** Truthful label of the storage layout, e.g. the upload provider's name. */
   storage: string;
   viewerUrl: string;
+  /** The delete link, secret included: only ever in the upload's answer. */
+  deleteUrl: string;
+  expiresAt: Date | null;
   thumb: StoredVariant;
   medium: StoredVariant;
 }
@@ -140,5 +143,7 @@ export function imageJson(image: StoredImage, timeZone: string, now: Date = new 
     display_url: image.medium.url,
     how_long_ago: howLongAgo(image.createdAt, now),
     title: image.title,
+    delete_url: image.deleteUrl,
+    expiration_date_gmt: image.expiresAt ? formatDateTime(image.expiresAt, 'UTC') : null,
   };
 }

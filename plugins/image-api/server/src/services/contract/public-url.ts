@@ -15,4 +15,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
   viewer(idEncoded: string): string {
     return `${this.base()}${VIEWER_PATH}/${idEncoded}`;
   },
+  /** The delete link: the viewer's URL, then `/delete/<secret>`. */
+  deleteLink(idEncoded: string, secret: string): string {
+    return `${this.viewer(idEncoded)}/delete/${secret}`;
+  },
 });

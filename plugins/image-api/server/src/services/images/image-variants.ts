@@ -72,7 +72,12 @@ async function render(pipeline: Sharp, format: OutputFormat, quality: number): P
   return { buffer: data, format, width: info.width, height: info.height, channels: info.channels, bits: 8 };
 }
 
-export async function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions): Promise<Renditions> {
+/**
+ * The stored original and its variants. `width` (an upload's parameter): the original is resized to
+ * it first when it is wider (aspect kept, never enlarged, every frame of an animation), and the
+ * variants follow from it (the medium is never wider than the original).
+ */
+export async function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
   const isBmp = probed.type === 'bmp';
   const source: SharpInput = isBmp
     ? bmpInput(bytes)
@@ -83,10 +88,12 @@ export async function buildRenditions(bytes: Buffer, probed: ProbedImage, option
     return source.opaque ? image.removeAlpha() : image;
   };
 
+  const resizeTo = width !== null && width < probed.width ? width : null;
+
   try {
     const [original, { thumb, medium }] = await settleAll<[EncodedImage, { thumb: EncodedImage; medium: EncodedImage }]>([
-      storedOriginal(bytes, probed, format, open, options),
-      renderVariants(open, format, options),
+      resizeTo === null ? storedOriginal(bytes, probed, format, open, options) : resizedOriginal(bytes, probed, format, open, options, resizeTo),
+      renderVariants(open, format, resizeTo === null ? options : { ...options, mediumWidth: Math.min(options.mediumWidth, resizeTo) }),
     ]);
     return { original, thumb, medium };
   } catch (error) {
@@ -113,6 +120,26 @@ async function renderVariants(open: () => Sharp, format: OutputFormat, options: 
     render((smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop), format, options.jpegQuality),
   ]);
   return { medium, thumb };
+}
+
+/**
+ * The stored original resized to `width` (narrower than the image): upright, re-encoded, every frame
+ * of an animation kept; metadata dropped unless `keepExif`.
+ */
+async function resizedOriginal(
+  bytes: Buffer,
+  probed: ProbedImage,
+  format: OutputFormat,
+  open: () => Sharp,
+  options: VariantOptions,
+  width: number
+): Promise<EncodedImage> {
+  const animated = probed.pages > 1;
+  const base = animated ? sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels }) : open();
+  const pipeline = (options.keepExif ? base.keepMetadata() : base.keepIccProfile()).resize({ width });
+  const image = await render(pipeline, format, Math.max(options.jpegQuality, 92));
+  // An animation's frames are stacked in the output: a frame is its height divided by the frames.
+  return { ...image, height: animated ? image.height / probed.pages : image.height, bits: probed.type === 'bmp' ? 8 : probed.bits };
 }
 
 /**

@@ -32,7 +32,7 @@ export interface ApiKeyEntry {
   owner?: { id: number; email: string } | null;
 }
 
-/** What authentication hands to the upload: who uploads, and under which limits. */
+/** What authentication hands to the request: who it is, under which limits, and where its uploads go. */
 export interface AuthenticatedKey {
   id: number;
   name: string;
@@ -41,6 +41,10 @@ export interface AuthenticatedKey {
   adminOwnerId: number | null;
   /** The users-permissions user the key belongs to (when that plugin is installed). */
   siteUserOwnerId: number | null;
+  /** Expiration of uploads that ask none (seconds or an ISO 8601 duration); null: none. */
+  defaultExpiration: string | null;
+  /** The Media Library folder its uploads go to; null: the plugin's folder. */
+  folderId: number | null;
 }
 
 export const generateKey = () => `${KEY_PREFIX}${randomId(32)}`;
@@ -104,8 +108,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const hasUserOwner = 'owner_user' in strapi.contentType(API_KEY_UID).attributes;
         const entry = await query().findOne({
           where: { key_hash: digest },
-          select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'key_hash'],
-          populate: { owner: { select: ['id'] }, ...(hasUserOwner ? { owner_user: { select: ['id'] } } : {}) },
+          select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'key_hash'],
+          populate: {
+            owner: { select: ['id'] },
+            folder: { select: ['id'] },
+            ...(hasUserOwner ? { owner_user: { select: ['id'] } } : {}),
+          },
         });
         if (!entry || !sameDigest(entry.key_hash, digest)) throw errors.invalidKey();
         cached = {
@@ -115,6 +123,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             rateLimit: entry.rate_limit || null,
             adminOwnerId: entry.owner?.id ?? null,
             siteUserOwnerId: entry.owner_user?.id ?? null,
+            defaultExpiration: entry.default_expiration || null,
+            folderId: entry.folder?.id ?? null,
             active: entry.active,
             expiresAt: entry.expires_at ?? null,
           },

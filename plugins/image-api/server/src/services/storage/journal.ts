@@ -1,9 +1,12 @@
 /**
- * The upload journal (content type `pending-upload`): a row naming an upload's provider files is
- * committed before they are written, and deleted in the transaction that records the upload. A row
- * that outlives its upload names files nobody will serve: a crash came in between, or the storage
- * would not delete them after a failure. The sweep removes those files, then the row; a row goes
- * only once its files are really gone.
+ * The journal of provider files (content type `pending-upload`): a row names an image's files while
+ * they may be left without records.
+ * - An upload commits its row before writing the files and deletes it in the transaction that records
+ *   the upload.
+ * - A deletion commits rows before deleting the records, and deletes each once its files are gone.
+ * A row that outlives its upload or deletion names files nobody will serve (a crash came in between,
+ * or the storage would not delete them): the sweep removes those files, then the row; a row goes only
+ * once its files are really gone. Rows are named after the image (unique).
  */
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, PENDING_UPLOAD_UID } from '../../constants';
@@ -28,9 +31,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return insert(strapi.db.connection, table(), row);
     },
 
+    /** Journals the files of several images in one statement (a deletion about to start). */
+    async openMany(entries: Array<{ name: string; files: JournalledFile[] }>): Promise<void> {
+      if (entries.length === 0) return;
+      const now = new Date();
+      const rows = entries.map(({ name, files }) => toRow(PENDING_UPLOAD_UID, { name, files, createdAt: now, updatedAt: now, publishedAt: now }));
+      await strapi.db.connection(table()).insert(rows);
+    },
+
     /** Deletes a row: its upload was recorded (in `trx`), or its files are gone. */
     async close(id: number, trx: Knex = strapi.db.connection): Promise<void> {
       await trx.raw('delete from ?? where ?? = ?', [table(), 'id', id]);
+    },
+
+    /** Deletes the rows of these images (their deletion failed before it started, or their files are gone). */
+    async closeNames(names: string[]): Promise<void> {
+      if (names.length > 0) await strapi.db.connection(table()).whereIn('name', names).del();
     },
 
     /**

@@ -10,9 +10,11 @@ import type { Core } from '@strapi/strapi';
 import type { Knex } from 'knex';
 import type { EncodedImage, Renditions } from '../images/image-variants';
 import type { StoredImage, StoredVariant } from '../contract/image-json';
-import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT } from './naming';
+import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT, randomId } from './naming';
 import { getService } from '../../get-service';
 import type { JournalledFile } from './journal';
+import { deleteHashOf } from './images';
+import type { MediaFolder } from './media-folder';
 import { retryTransient } from './transient-errors';
 
 
@@ -33,6 +35,10 @@ export interface NewImage {
   siteUserOwnerId: number | null;
   /** What the original's EXIF said, when `keepExif` is on. */
   originalExif: Record<string, unknown> | null;
+  /** The Media Library folder it goes to (the key's, or an album). */
+  folder: MediaFolder;
+  /** Seconds until it expires; null: never. */
+  expiresIn: number | null;
   /** Runs inside the transaction that records the upload, before the image record: fails it if it fails. */
   inTransaction?: (trx: Knex.Transaction) => Promise<void>;
 }
@@ -52,6 +58,9 @@ export interface ProviderFile {
   getStream: () => Readable;
   buffer?: Buffer;
 }
+
+/** Characters of a delete link's secret ([A-Za-z0-9], about 238 bits). */
+const DELETE_SECRET_LENGTH = 40;
 
 const kilobytes = (bytes: number) => Math.round((bytes / 1000) * 100) / 100;
 
@@ -141,8 +150,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         if (failed) throw failed.reason;
 
         const now = new Date();
+        const expiresAt = upload.expiresIn === null ? null : new Date(now.getTime() + upload.expiresIn * 1000);
+        // The delete link's secret: handed to the client once, stored only as its hash.
+        const deleteSecret = randomId(DELETE_SECRET_LENGTH);
         const folders = getService(strapi, 'media-folder');
-        const record = (folder: { id: number; path: string }) =>
+        const record = (folder: MediaFolder) =>
           strapi.db.transaction(async ({ trx }) => {
             const fileId = await records.createFile(
               trx,
@@ -188,9 +200,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                   nsfw: upload.nsfw,
                   original_filename: upload.originalFilename,
                   original_exifdata: upload.originalExif,
+                  expires_at: expiresAt,
+                  delete_hash: deleteHashOf(deleteSecret),
                   publishedAt: now,
                 },
                 fileId,
+                albumId: folder.id,
                 apiKeyId: upload.apiKeyId,
                 adminOwnerId: upload.adminOwnerId,
                 siteUserOwnerId: upload.siteUserOwnerId,
@@ -198,16 +213,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               now
             );
           });
-        // The folder is checked every few seconds. If an editor deleted it since, the records fail on
-        // it: then, and only then, they are written once more, in the folder found or made again.
-        const folder = await folders.current();
+        // The plugin's folder is checked every few seconds. If an editor deleted it since, the records
+        // fail on it: then, and only then, they are written once more, in the folder found or made again.
+        let folder = upload.folder;
         try {
           await retryTransient(() => record(folder));
         } catch (error) {
-          const again = await folders.current(true).catch(() => folder);
+          const again = await folders.replacementFor(folder).catch(() => folder);
           if (again.id === folder.id) throw error;
-          await retryTransient(() => record(again));
+          folder = again;
+          await retryTransient(() => record(folder));
         }
+        const publicUrl = getService(strapi, 'public-url');
 
         return {
           ...variantView(original, renditions.original),
@@ -221,7 +238,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           originalExif: upload.originalExif,
           createdAt: now,
           storage: providerName(),
-          viewerUrl: getService(strapi, 'public-url').viewer(upload.idEncoded),
+          viewerUrl: publicUrl.viewer(upload.idEncoded),
+          deleteUrl: publicUrl.deleteLink(upload.idEncoded, deleteSecret),
+          expiresAt,
           thumb: variantView(thumb, renditions.thumb),
           medium: variantView(medium, renditions.medium),
         };

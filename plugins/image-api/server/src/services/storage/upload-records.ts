@@ -18,6 +18,8 @@ export interface FileRow {
 export interface ImageRow {
   data: Data;
   fileId: number;
+  /** The folder it was uploaded to. */
+  albumId: number;
   apiKeyId: number | null;
   adminOwnerId: number | null;
   siteUserOwnerId: number | null;
@@ -38,9 +40,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** The image record and its links; returns the record id. */
-    async createImage(trx: Knex, { data, fileId, apiKeyId, adminOwnerId, siteUserOwnerId }: ImageRow, now: Date): Promise<number> {
+    async createImage(trx: Knex, { data, fileId, albumId, apiKeyId, adminOwnerId, siteUserOwnerId }: ImageRow, now: Date): Promise<number> {
       const created = await withLifecycles(IMAGE_UID, data, now, async (values) => {
         const id = await insert(trx, model(IMAGE_UID).tableName, toRow(IMAGE_UID, values));
+        await link(trx, IMAGE_UID, 'album', id, albumId);
         if (apiKeyId !== null) await link(trx, IMAGE_UID, 'api_key', id, apiKeyId);
         if (adminOwnerId !== null) await link(trx, IMAGE_UID, 'owner', id, adminOwnerId);
         if (siteUserOwnerId !== null) await link(trx, IMAGE_UID, 'owner_user', id, siteUserOwnerId);

@@ -1,0 +1,55 @@
+/**
+ * The key entry's lifecycles (every write: the Content Manager, the CLI, the query engine):
+ * - a new entry gets its key here, on the server;
+ * - its own rate limit and default expiration must read as the options' grammars read them, or the
+ *   entry is not saved: the error names the field as Strapi's own validation does, so the admin
+ *   panel shows it on the field;
+ * - any change applies to the next request on this instance (the key lookup cache is cleared; other
+ *   instances see it within `keyCacheMs`).
+ */
+import type { Core } from '@strapi/strapi';
+import { errors } from '@strapi/utils';
+import { parseRateLimit } from '../../config/rate-limit';
+import { getConfig, getService } from '../../get-service';
+import { expirationSeconds } from '../../services/contract/expiration';
+import { generateKey } from '../../services/keys/api-keys';
+
+type Data = Record<string, unknown> | undefined;
+export interface Event {
+  params: { data?: Record<string, unknown> };
+}
+
+const FIELD_CHECKS: Record<string, { label: string; check: (value: string, strapi: Core.Strapi) => void }> = {
+  rate_limit: { label: 'Rate limit', check: (value) => parseRateLimit(value) },
+  default_expiration: { label: 'Default expiration', check: (value, strapi) => value.trim() && expirationSeconds(value, getConfig(strapi)) },
+};
+
+function checkFields(strapi: Core.Strapi, data: Data): void {
+  for (const [field, { label, check }] of Object.entries(FIELD_CHECKS)) {
+    const value = data?.[field];
+    if (typeof value !== 'string') continue;
+    try {
+      check(value, strapi);
+    } catch (error) {
+      const message = `${label}: ${(error as Error).message}`;
+      throw new errors.ValidationError(message, { errors: [{ path: [field], message, name: 'ValidationError', value }] });
+    }
+  }
+}
+
+const forgetCached = () => getService(strapi, 'api-keys').forgetCached();
+
+export default {
+  beforeCreate(event: Event) {
+    const data = (event.params.data ??= {});
+    checkFields(strapi, data);
+    if (!data.key_hash) Object.assign(data, getService(strapi, 'api-keys').keyColumns(generateKey()));
+    data.upload_count ??= 0;
+  },
+  beforeUpdate: (event: Event) => checkFields(strapi, event.params.data),
+  beforeUpdateMany: (event: Event) => checkFields(strapi, event.params.data),
+  afterUpdate: forgetCached,
+  afterUpdateMany: forgetCached,
+  afterDelete: forgetCached,
+  afterDeleteMany: forgetCached,
+};

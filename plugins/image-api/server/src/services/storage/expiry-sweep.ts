@@ -1,0 +1,60 @@
+/**
+ * Expired images are removed by a sweep every `expirySweepSeconds`, on every instance (docs/api.md,
+ * "Expiration"). Several sweeps at once, on one instance or many, remove each image exactly once and
+ * without errors: each batch is claimed in the database first (images.claimExpired), never by a lock
+ * of this process. A sweep's cost grows with the expired images, not with the library. Viewers and
+ * delete links stop finding an image at the instant it expires, whether or not it was swept yet.
+ */
+import type { Core } from '@strapi/strapi';
+import { getConfig, getService } from '../../get-service';
+
+/** Images claimed and removed at a time: one transaction each. */
+const BATCH = 200;
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<number> | null = null;
+
+  async function sweep(now: Date): Promise<number> {
+    const images = getService(strapi, 'images');
+    const removal = getService(strapi, 'image-removal');
+    let removed = 0;
+    for (;;) {
+      const claimed = await images.claimExpired(now, BATCH);
+      if (claimed.length === 0) return removed;
+      await removal.remove(claimed);
+      removed += claimed.length;
+    }
+  }
+
+  return {
+    /**
+     * Removes what has expired by `now`; returns how many images this sweep removed. A sweep already
+     * running on this instance is joined, not doubled.
+     */
+    async run(now = new Date()): Promise<number> {
+      running ??= sweep(now).finally(() => {
+        running = null;
+      });
+      const removed = await running;
+      if (removed > 0) strapi.log.info(`image-api: swept ${removed} expired image(s)`);
+      return removed;
+    },
+
+    /** Sweeps every `expirySweepSeconds` until stop(); a failed sweep is logged and the next one tries again. */
+    start(): void {
+      if (timer) return;
+      timer = setInterval(() => {
+        this.run().catch((error) => strapi.log.error(`image-api: expiry sweep failed: ${(error as Error)?.message ?? error}`));
+      }, getConfig(strapi).expirySweepSeconds * 1000);
+      timer.unref();
+    },
+
+    /** Stops the timer and waits for a sweep under way. */
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running?.catch(() => undefined);
+    },
+  };
+};

@@ -1,0 +1,57 @@
+/**
+ * Deletes images completely (docs/api.md, "Deleting an image"): the original and both variants
+ * through the upload provider (S3 too), the Media Library file entry and the image record, with their
+ * link rows. The rows of a batch go in one transaction, before the files; the journal names the files
+ * first, so whatever happens next the records are either all there (nothing deleted) or gone with
+ * their files removed now, or by the journal's sweep if the storage fails or the process dies.
+ */
+import type { Core } from '@strapi/strapi';
+import pLimit from 'p-limit';
+import { FILE_UID, IMAGE_UID } from '../../constants';
+import { getService } from '../../get-service';
+import type { JournalledFile } from './journal';
+import { createRowWriter } from './sql-rows';
+
+/** What a deletion needs to know of an image. */
+export interface RemovableImage {
+  id: number;
+  /** The stored base name (the file's hash). */
+  name: string;
+  /** Its Media Library file entry; null when an editor deleted it already. */
+  file: { id: number; hash: string; ext: string; formats?: Record<string, { hash: string; ext: string }> | null } | null;
+}
+
+/** The provider files of an image: the original and every format recorded on its file entry. */
+export const filesOf = ({ file }: RemovableImage): JournalledFile[] =>
+  file ? [{ hash: file.hash, ext: file.ext }, ...Object.values(file.formats ?? {}).map(({ hash, ext }) => ({ hash, ext }))] : [];
+
+/** Images whose files are deleted at once (each has three; S3 deletes are requests). */
+const FILE_DELETES_AT_ONCE = 8;
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const rows = createRowWriter(strapi);
+
+  return {
+    /** Deletes the images, records first (all or none of them), then their files. */
+    async remove(images: RemovableImage[]): Promise<void> {
+      if (images.length === 0) return;
+      const journal = getService(strapi, 'journal');
+      const names = images.map((image) => image.name);
+      await journal.openMany(images.map((image) => ({ name: image.name, files: filesOf(image) })));
+      try {
+        await strapi.db.transaction(async ({ trx }) => {
+          await rows.remove(trx, IMAGE_UID, images.map((image) => image.id));
+          await rows.remove(trx, FILE_UID, images.flatMap((image) => (image.file ? [image.file.id] : [])));
+        });
+      } catch (error) {
+        await journal.closeNames(names).catch(() => undefined);
+        throw error;
+      }
+      const limit = pLimit(FILE_DELETES_AT_ONCE);
+      const store = getService(strapi, 'media-store');
+      const gone = await Promise.all(images.map((image) => limit(() => store.remove(filesOf(image)))));
+      // Files the storage would not let go stay journalled: the sweep retries them.
+      await journal.closeNames(names.filter((_, i) => gone[i]));
+    },
+  };
+};
