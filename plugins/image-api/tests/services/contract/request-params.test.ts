@@ -80,7 +80,7 @@ describe('an upload', () => {
     expect(await refusal(() => checkUploadParams(sent({ albumId }), limits))).toEqual({ status: 400, code: 160, message: 'Invalid album' });
   });
 
-  test('expiration: seconds within the limits; empty is none', () => {
+  test('expiration: seconds within the limits; empty is none', async () => {
     expect(checkUploadParams(sent({ expiration: '600' }), limits).expiration).toBe(600);
     expect(checkUploadParams(sent({ expiration: 'PT10M' }), limits).expiration).toBe(600);
     expect(checkUploadParams(sent({ expiration: ' ' }), limits).expiration).toBeNull();
