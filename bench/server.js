@@ -1,6 +1,7 @@
-// The benchmarked server (started by servers.js): the production app on the environment it was given (a scratch SQLite
+// The benchmarked server (started by servers.js): the production app on the environment it was given (a scratch
 // database, rate limits off). Creates what the bench needs to call it (an image-API key and a
-// full-access Strapi API token for the stock upload), then prints them as one JSON line.
+// full-access Strapi API token for the stock upload), then prints them as one JSON line. Started with
+// an IPC channel (library.js), it also fills the library and runs the expiry sweep when asked.
 'use strict';
 
 const path = require('path');
@@ -10,16 +11,35 @@ const path = require('path');
   const appDir = path.join(__dirname, '..');
   const strapi = await createStrapi({ appDir, distDir: path.join(appDir, 'dist'), serveAdminPanel: false }).load();
   await strapi.listen();
-  const { key } = await strapi.plugin('image-api').service('api-keys').create({ name: 'bench', rateLimit: 'off' });
+  const { key, entry } = await strapi.plugin('image-api').service('api-keys').create({ name: `bench ${Date.now()}`, rateLimit: 'off' });
   const token = await strapi.service('admin::api-token').create({ name: 'bench', type: 'full-access', lifespan: null });
   process.stdout.write(`${JSON.stringify({ ready: true, key, token: token.accessKey, pid: process.pid })}\n`);
-  const stop = async () => {
-    await strapi.destroy();
-    process.exit(0);
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  // SIGTERM and SIGINT: createStrapi() destroys Strapi and exits on them already.
+  if (process.send) process.on('message', (message) => answer(strapi, entry, message));
 })().catch((error) => {
   process.stderr.write(`${error.stack}\n`);
   process.exit(1);
 });
+
+/** IPC requests of library.js: fill the library, run the expiry sweep; answers with what was done and how long it took. */
+async function answer(strapi, key, message) {
+  const started = performance.now();
+  try {
+    if (message.type === 'fill') {
+      const folder = await strapi.plugin('image-api').service('media-folder').current();
+      await require('./library-fill').fillLibrary(strapi, { count: message.count, keyId: key.id, folder });
+      process.send({ type: 'filled', ms: performance.now() - started });
+    } else if (message.type === 'expire') {
+      // Makes these images expired a second ago, as time would.
+      const table = strapi.db.metadata.get('plugin::image-api.image').tableName;
+      await strapi.db.connection(table).whereIn('id_encoded', message.ids).update({ expires_at: new Date(Date.now() - 1000) });
+      process.send({ type: 'expired', ms: performance.now() - started });
+    } else if (message.type === 'sweep') {
+      const removed = await strapi.plugin('image-api').service('expiry-sweep').run();
+      process.send({ type: 'swept', removed, ms: performance.now() - started });
+    }
+  } catch (error) {
+    // The first lines only: a failed bulk insert quotes all of its statement.
+    process.send({ type: 'error', message: String(error.stack).slice(0, 2000) });
+  }
+}

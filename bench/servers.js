@@ -20,10 +20,12 @@ const freePort = () =>
   });
 
 /**
- * One production server of the app under `workDir`, rate limits off. `nodeFlags` go to its node
- * (profiling, GC traces); `serverLog` gets its stdout. Resolves once it printed its key and token.
+ * One production server of the app under `workDir`, rate limits off, on a SQLite database of its own
+ * unless `env` says otherwise. `nodeFlags` go to its node (profiling, GC traces); `serverLog` gets its
+ * stdout; `ipc` opens a channel for `request()` (server.js answers fill and sweep requests). Resolves
+ * once it printed its key and token.
  */
-async function startServer(workDir, { nodeFlags = [], serverLog = null } = {}) {
+async function startServer(workDir, { nodeFlags = [], serverLog = null, env = {}, ipc = false } = {}) {
   const port = await freePort();
   fs.mkdirSync(path.join(workDir, 'public', 'uploads'), { recursive: true });
   const child = spawn(process.execPath, [...nodeFlags, path.join(__dirname, 'server.js')], {
@@ -42,8 +44,9 @@ async function startServer(workDir, { nodeFlags = [], serverLog = null } = {}) {
       IMAGE_API_FAILED_AUTH_LIMIT: 'off',
       IMAGE_API_URL_ALLOWLIST: '127.0.0.1',
       LOG_LEVEL: 'error',
+      ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? ['ipc'] : [])],
   });
   const info = await new Promise((resolve, reject) => {
     let out = '';
@@ -56,7 +59,13 @@ async function startServer(workDir, { nodeFlags = [], serverLog = null } = {}) {
     child.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
   child.removeAllListeners('exit');
-  return { ...info, port, stop: () => new Promise((r) => { child.on('exit', r); child.kill('SIGTERM'); }) };
+  /** Sends an IPC request and resolves with the server's answer (rejects on its error). */
+  const request = (message) =>
+    new Promise((resolve, reject) => {
+      child.once('message', (reply) => (reply.type === 'error' ? reject(new Error(reply.message)) : resolve(reply)));
+      child.send(message);
+    });
+  return { ...info, port, request, stop: () => new Promise((r) => { child.on('exit', r); child.kill('SIGTERM'); }) };
 }
 
 /** Serves the fixtures at /<file> on a loopback port, for URL sources. */

@@ -8,12 +8,7 @@ const path = require('path');
   const strapi = await createStrapi({ appDir, distDir: path.join(appDir, 'dist') }).load();
   await strapi.listen();
   process.stdout.write('READY\n');
-  const stop = async () => {
-    await strapi.destroy();
-    process.exit(0);
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  // SIGTERM and SIGINT: createStrapi() destroys Strapi and exits on them already.
 })().catch((error) => {
   process.stderr.write(`${error.stack}\n`);
   process.exit(1);

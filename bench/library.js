@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+/**
+ * Costs against the size of the library: does anything grow with it?
+ *
+ *   npm run bench:library [-- --library 1000000] [--db sqlite,postgres] [--seconds 5] [--expired 1000] [--json]
+ *
+ * For each database, in one run: the production app (server.js) on a scratch database, measured on
+ * an empty library, then again after `--library` images' rows were added (library-fill.js):
+ *   - viewer p50: GET /image/<id> of images uploaded for the purpose, one client at a time;
+ *   - uploads/s: POST /api/1/upload of an 800×447 PNG, two clients at once;
+ *   - sweep: the time the expiry sweep takes to remove `--expired` expired images (uploaded, then
+ *     made expired), files and rows.
+ * Targets at 1,000,000 images: viewer p50 ≤ 1.2× empty, uploads ≥ 0.9× empty, 1,000 expired images
+ * swept in under 5 s. PostgreSQL: the server at 127.0.0.1:5432 (a scratch database, dropped after).
+ * Only loopback traffic.
+ */
+'use strict';
+
+const crypto = require('crypto');
+const fs = require('fs');
+const http = require('http');
+const os = require('os');
+const path = require('path');
+const { parseArgs } = require('util');
+const { ensureBuilt } = require('../scripts/ensure-built');
+const { loadFixtures } = require('./fixtures');
+const { measure, multipart, post, summarize } = require('./http-load');
+const { startServer } = require('./servers');
+
+const { values: opts } = parseArgs({
+  options: {
+    library: { type: 'string', default: '1000000' },
+    db: { type: 'string', default: 'sqlite,postgres' },
+    seconds: { type: 'string', default: '5' },
+    expired: { type: 'string', default: '1000' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const LIBRARY = Number(opts.library);
+const SECONDS = Number(opts.seconds);
+const EXPIRED = Number(opts.expired);
+const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
+
+/** A scratch database of `client`: the server's environment, and how to drop it. */
+async function scratchDatabase(client, workDir) {
+  if (client === 'sqlite') return { env: { DATABASE_CLIENT: 'sqlite', DATABASE_FILENAME: path.join(workDir, 'library.db') }, drop: async () => {} };
+  const { Client } = require('pg');
+  const name = `imgapi_library_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = async (sql) => {
+    const c = new Client({ host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  return {
+    env: { DATABASE_CLIENT: 'postgres', DATABASE_HOST: '127.0.0.1', DATABASE_PORT: '5432', DATABASE_NAME: name, DATABASE_USERNAME: 'postgres', DATABASE_PASSWORD: '' },
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+function get(agent, port, urlPath) {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: urlPath, agent }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+      })
+      .on('error', reject);
+  });
+}
+
+/** Uploads `count` copies of a body, `concurrency` at a time; returns the answers' images. */
+async function uploadMany(agent, server, body, count, concurrency = 4) {
+  const images = [];
+  let next = 0;
+  const client = async () => {
+    while (next < count) {
+      next++;
+      const res = await post(agent, server.port, '/api/1/upload', { 'content-type': body.type }, body.body);
+      if (res.status !== 200) throw new Error(`upload: HTTP ${res.status} ${res.body.toString().slice(0, 200)}`);
+      images.push(JSON.parse(res.body.toString()).image);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  return images;
+}
+
+/** One measurement of the three costs, on a fresh server of this database. */
+async function measureLibrary(agent, server, bodies) {
+  const viewed = await uploadMany(agent, server, bodies.small, 20);
+  const paths = viewed.map((image) => new URL(image.url_viewer).pathname);
+  let i = 0;
+  const view = () => get(agent, server.port, paths[i++ % paths.length]);
+  for (let w = 0; w < 50; w++) await view();
+  const viewer = summarize([await measure(view, 1, SECONDS)]);
+
+  const upload = async () => {
+    const res = await post(agent, server.port, '/api/1/upload', { 'content-type': bodies.png.type }, bodies.png.body);
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+  };
+  for (let w = 0; w < 5; w++) await upload();
+  const uploads = summarize([await measure(upload, 2, SECONDS)]);
+
+  const expiring = await uploadMany(agent, server, bodies.expiring, EXPIRED);
+  await server.request({ type: 'expire', ids: expiring.map((image) => image.id_encoded) });
+  const sweep = await server.request({ type: 'sweep' });
+  if (sweep.removed !== EXPIRED) throw new Error(`the sweep removed ${sweep.removed} images, not ${EXPIRED}`);
+  return { viewerP50Ms: viewer.p50, viewerCount: viewer.count, uploadsPerSecond: uploads.rps, uploadErrors: uploads.errors, sweepMs: sweep.ms };
+}
+
+async function benchDatabase(client, fixtures) {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-library-'));
+  const db = await scratchDatabase(client, workDir);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  // The sweep runs only when the bench asks for it.
+  const env = { ...db.env, IMAGE_API_EXPIRY_SWEEP_SECONDS: '86400' };
+  let server = null;
+  try {
+    const start = async () => {
+      server = await startServer(workDir, { env, ipc: true });
+      const png = fixtures['png-800'];
+      const tiny = await require('sharp')({ create: { width: 16, height: 16, channels: 3, background: '#369' } }).png().toBuffer();
+      return {
+        png: multipart({ key: server.key }, { field: 'source', name: png.file, type: png.type, bytes: png.bytes }),
+        small: multipart({ key: server.key }, { field: 'source', name: 'view.png', type: 'image/png', bytes: tiny }),
+        expiring: multipart({ key: server.key, expiration: '3600' }, { field: 'source', name: 'expiring.png', type: 'image/png', bytes: tiny }),
+      };
+    };
+    log(`bench:library ${client}: empty library…`);
+    let bodies = await start();
+    const empty = await measureLibrary(agent, server, bodies);
+    log(`bench:library ${client}: adding ${LIBRARY} images' rows…`);
+    const fill = await server.request({ type: 'fill', count: LIBRARY });
+    await server.stop();
+    log(`bench:library ${client}: ${LIBRARY} images…`);
+    bodies = await start();
+    const large = await measureLibrary(agent, server, bodies);
+    return { client, library: LIBRARY, fillSeconds: fill.ms / 1000, empty, large };
+  } finally {
+    agent.destroy();
+    await server?.stop();
+    await db.drop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+function printReport(report) {
+  const f = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+  const out = [`${report.machine}`, `${SECONDS} s per measurement; ${EXPIRED} expired images per sweep`, ''];
+  out.push('| database | library | viewer p50 ms | uploads/s (c=2) | sweep of expired, s |');
+  out.push('| --- | ---: | ---: | ---: | ---: |');
+  for (const r of report.results) {
+    out.push(`| ${r.client} | empty | ${f(r.empty.viewerP50Ms, 2)} | ${f(r.empty.uploadsPerSecond)} | ${f(r.empty.sweepMs / 1000, 2)} |`);
+    out.push(`| ${r.client} | ${r.library.toLocaleString('en')} | ${f(r.large.viewerP50Ms, 2)} | ${f(r.large.uploadsPerSecond)} | ${f(r.large.sweepMs / 1000, 2)} |`);
+  }
+  out.push('');
+  out.push('| database | viewer p50, large / empty (≤ 1.2) | uploads, large / empty (≥ 0.9) | sweep at the large library (< 5 s) | rows added in |');
+  out.push('| --- | ---: | ---: | ---: | ---: |');
+  for (const r of report.results) {
+    out.push(`| ${r.client} | ${f(r.large.viewerP50Ms / r.empty.viewerP50Ms, 2)} | ${f(r.large.uploadsPerSecond / r.empty.uploadsPerSecond, 2)} | ${f(r.large.sweepMs / 1000, 2)} s | ${f(r.fillSeconds, 0)} s |`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function main() {
+  await ensureBuilt();
+  const fixtures = await loadFixtures(path.join(__dirname, 'out', 'fixtures'));
+  const results = [];
+  for (const client of opts.db.split(',')) results.push(await benchDatabase(client, fixtures));
+  const cpus = os.cpus();
+  const report = { machine: `machine: ${cpus.length} cores (${cpus[0]?.model}), Node ${process.version}`, results };
+  if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else printReport(report);
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench:library: ${error.stack}\n`);
+  process.exit(1);
+});
