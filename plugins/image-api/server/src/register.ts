@@ -8,14 +8,18 @@ import { getService, getConfig } from './get-service';
 import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
 import { pageRoutes } from './routes/pages';
 
-const SECRET_FIELDS = ['key_hash', 'key_encrypted'];
+/** Fields that never leave the server, by content type: secrets' hashes and copies, and bookkeeping. */
+const SERVER_ONLY_FIELDS: Record<string, string[]> = {
+  [API_KEY_UID]: ['key_hash', 'key_encrypted'],
+  [IMAGE_UID]: ['delete_hash', 'expiry_claim', 'expiry_claimed_at'],
+};
 
-function withoutSecrets(value: unknown): void {
-  if (Array.isArray(value)) value.forEach(withoutSecrets);
+function without(fields: string[], value: unknown): void {
+  if (Array.isArray(value)) value.forEach((item) => without(fields, item));
   else if (value && typeof value === 'object') {
-    for (const field of SECRET_FIELDS) delete (value as Record<string, unknown>)[field];
+    for (const field of fields) delete (value as Record<string, unknown>)[field];
     const entries = (value as { entries?: unknown }).entries;
-    if (entries) withoutSecrets(entries);
+    if (entries) without(fields, entries);
   }
 }
 
@@ -52,11 +56,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
   });
 
-  // The hash and the encrypted key never leave the server, not even to the admin panel (which shows
-  // `private` fields): documents of the key type come out of the document service without them.
+  // A key's hash and encrypted copy, an image's delete-link hash and the sweep's claims never leave
+  // the server, not even to the admin panel (which shows `private` fields): documents come out of the
+  // document service without them.
   strapi.documents.use(async (context, next) => {
     const result = await next();
-    if (context.uid === API_KEY_UID) withoutSecrets(result);
+    const fields = SERVER_ONLY_FIELDS[context.uid];
+    if (fields) without(fields, result);
     return result;
   });
 };

@@ -12,29 +12,25 @@ test.each([
   expect(isTransient(error)).toBe(transient);
 });
 
+/** Work that fails with `error` on each of its first `failures` calls, then succeeds. */
+function flaky(error: Error, failures = Infinity) {
+  const work = { calls: 0, run: async () => (++work.calls <= failures ? Promise.reject(error) : 'done') };
+  return work;
+}
+
+const deadlock = Object.assign(new Error('Deadlock found'), { errno: 1213 });
+
 test('a deadlock is retried, up to three attempts in all', async () => {
-  let calls = 0;
-  const deadlock = Object.assign(new Error('Deadlock found'), { errno: 1213 });
-  await expect(retryTransient(async () => (++calls < 3 ? Promise.reject(deadlock) : 'done'))).resolves.toBe('done');
-  expect(calls).toBe(3);
-  calls = 0;
-  await expect(
-    retryTransient(async () => {
-      calls++;
-      throw deadlock;
-    })
-  ).rejects.toBe(deadlock);
-  expect(calls).toBe(3);
+  const twice = flaky(deadlock, 2);
+  await expect(retryTransient(twice.run)).resolves.toBe('done');
+  expect(twice.calls).toBe(3);
+  const always = flaky(deadlock);
+  await expect(retryTransient(always.run)).rejects.toBe(deadlock);
+  expect(always.calls).toBe(3);
 });
 
 test('anything else fails at once', async () => {
-  let calls = 0;
-  const duplicate = Object.assign(new Error('Duplicate entry'), { errno: 1062 });
-  await expect(
-    retryTransient(async () => {
-      calls++;
-      throw duplicate;
-    })
-  ).rejects.toBe(duplicate);
-  expect(calls).toBe(1);
+  const duplicate = flaky(Object.assign(new Error('Duplicate entry'), { errno: 1062 }));
+  await expect(retryTransient(duplicate.run)).rejects.toThrow('Duplicate entry');
+  expect(duplicate.calls).toBe(1);
 });
