@@ -2,10 +2,11 @@
 /**
  * Costs against the size of the library: does anything grow with it?
  *
- *   npm run bench:library [-- --library 1000000] [--db sqlite,postgres] [--seconds 5] [--expired 1000] [--json]
+ *   npm run bench:library [-- --library 1000000] [--db sqlite,postgres] [--seconds 5] [--rounds 3] [--expired 1000] [--json]
  *
- * For each database, in one run: the production app (server.js) on a scratch database, measured on
- * an empty library, then again after `--library` images' rows were added (library-fill.js):
+ * For each database, in one run: the production app (server.js) twice, on a scratch database with an
+ * empty library and on one with `--library` images' rows added (library-fill.js; then left to settle:
+ * a checkpoint, autovacuum done, the OS's dirty pages written), measured in alternating rounds:
  *   - viewer p50: GET /image/<id> of images uploaded for the purpose, one client at a time;
  *   - uploads/s: POST /api/1/upload of an 800×447 PNG, two clients at once;
  *   - sweep: the time the expiry sweep takes to remove `--expired` expired images (uploaded, then
@@ -16,6 +17,7 @@
  */
 'use strict';
 
+const { execFileSync } = require('child_process');
 const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
@@ -33,12 +35,14 @@ const { values: opts } = parseArgs({
     db: { type: 'string', default: 'sqlite,postgres' },
     seconds: { type: 'string', default: '5' },
     expired: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
     json: { type: 'boolean', default: false },
   },
 });
 const LIBRARY = Number(opts.library);
 const SECONDS = Number(opts.seconds);
 const EXPIRED = Number(opts.expired);
+const ROUNDS = Number(opts.rounds);
 const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
 
 /** A scratch database of `client`: the server's environment, and how to drop it. */
@@ -89,68 +93,102 @@ async function uploadMany(agent, server, body, count, concurrency = 4) {
   return images;
 }
 
-/** One measurement of the three costs, on a fresh server of this database. */
-async function measureLibrary(agent, server, bodies) {
-  const viewed = await uploadMany(agent, server, bodies.small, 20);
-  const paths = viewed.map((image) => new URL(image.url_viewer).pathname);
-  let i = 0;
-  const view = () => get(agent, server.port, paths[i++ % paths.length]);
-  for (let w = 0; w < 50; w++) await view();
-  const viewer = summarize([await measure(view, 1, SECONDS)]);
+/** What each measurement sends: a small image to view, the PNG fixture, a small image that expires. */
+async function bodiesFor(server, fixtures) {
+  const png = fixtures['png-800'];
+  const tiny = await require('sharp')({ create: { width: 16, height: 16, channels: 3, background: '#369' } }).png().toBuffer();
+  return {
+    png: multipart({ key: server.key }, { field: 'source', name: png.file, type: png.type, bytes: png.bytes }),
+    small: multipart({ key: server.key }, { field: 'source', name: 'view.png', type: 'image/png', bytes: tiny }),
+    expiring: multipart({ key: server.key, expiration: '3600' }, { field: 'source', name: 'expiring.png', type: 'image/png', bytes: tiny }),
+  };
+}
 
+/** A library under test: its database, its server, what to send it, and its samples. */
+async function openLibrary(client, workDir, fixtures, count) {
+  const db = await scratchDatabase(client, workDir);
+  // The sweep runs only when the bench asks for it.
+  const env = { ...db.env, IMAGE_API_EXPIRY_SWEEP_SECONDS: '86400' };
+  let server = await startServer(workDir, { env, ipc: true });
+  let fillSeconds = 0;
+  if (count > 0) {
+    log(`bench:library ${client}: adding ${count} images' rows…`);
+    fillSeconds = (await server.request({ type: 'fill', count })).ms / 1000;
+    await server.request({ type: 'settle' });
+    // The operating system's dirty pages too: written out now, not during a measurement.
+    execFileSync('sync');
+    await server.stop();
+    server = await startServer(workDir, { env, ipc: true });
+  }
+  const bodies = await bodiesFor(server, fixtures);
+  return { count, db, server, bodies, fillSeconds, viewer: [], uploads: [], paths: [] };
+}
+
+async function closeLibrary(library) {
+  await library.server?.stop();
+  await library.db.drop();
+}
+
+/** Viewer requests (one client) and uploads (two clients) on one library: one sample each. */
+async function measureRound(agent, library) {
+  const { server, bodies } = library;
+  if (library.paths.length === 0) {
+    library.paths = (await uploadMany(agent, server, bodies.small, 20)).map((image) => new URL(image.url_viewer).pathname);
+  }
+  let i = 0;
+  const view = () => get(agent, server.port, library.paths[i++ % library.paths.length]);
+  for (let w = 0; w < 20; w++) await view();
+  library.viewer.push(await measure(view, 1, SECONDS));
   const upload = async () => {
     const res = await post(agent, server.port, '/api/1/upload', { 'content-type': bodies.png.type }, bodies.png.body);
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
   };
-  for (let w = 0; w < 5; w++) await upload();
-  const uploads = summarize([await measure(upload, 2, SECONDS)]);
+  for (let w = 0; w < 3; w++) await upload();
+  library.uploads.push(await measure(upload, 2, SECONDS));
+}
 
+/** The time the expiry sweep takes to remove EXPIRED images (uploaded, then made expired). */
+async function measureSweep(agent, { server, bodies }) {
   const expiring = await uploadMany(agent, server, bodies.expiring, EXPIRED);
   await server.request({ type: 'expire', ids: expiring.map((image) => image.id_encoded) });
   const sweep = await server.request({ type: 'sweep' });
   if (sweep.removed !== EXPIRED) throw new Error(`the sweep removed ${sweep.removed} images, not ${EXPIRED}`);
-  return { viewerP50Ms: viewer.p50, viewerCount: viewer.count, uploadsPerSecond: uploads.rps, uploadErrors: uploads.errors, sweepMs: sweep.ms };
+  return sweep.ms;
 }
 
+/**
+ * An empty library and a large one, each on a database and a server of its own, measured in
+ * alternating rounds (this machine is noisy: the ratio of two measurements minutes apart says less).
+ */
 async function benchDatabase(client, fixtures) {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-library-'));
-  const db = await scratchDatabase(client, workDir);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  // The sweep runs only when the bench asks for it.
-  const env = { ...db.env, IMAGE_API_EXPIRY_SWEEP_SECONDS: '86400' };
-  let server = null;
+  const libraries = [];
   try {
-    const start = async () => {
-      server = await startServer(workDir, { env, ipc: true });
-      const png = fixtures['png-800'];
-      const tiny = await require('sharp')({ create: { width: 16, height: 16, channels: 3, background: '#369' } }).png().toBuffer();
-      return {
-        png: multipart({ key: server.key }, { field: 'source', name: png.file, type: png.type, bytes: png.bytes }),
-        small: multipart({ key: server.key }, { field: 'source', name: 'view.png', type: 'image/png', bytes: tiny }),
-        expiring: multipart({ key: server.key, expiration: '3600' }, { field: 'source', name: 'expiring.png', type: 'image/png', bytes: tiny }),
-      };
-    };
-    log(`bench:library ${client}: empty library…`);
-    let bodies = await start();
-    const empty = await measureLibrary(agent, server, bodies);
-    log(`bench:library ${client}: adding ${LIBRARY} images' rows…`);
-    const fill = await server.request({ type: 'fill', count: LIBRARY });
-    await server.stop();
-    log(`bench:library ${client}: ${LIBRARY} images…`);
-    bodies = await start();
-    const large = await measureLibrary(agent, server, bodies);
-    return { client, library: LIBRARY, fillSeconds: fill.ms / 1000, empty, large };
+    libraries.push(await openLibrary(client, path.join(workDir, 'large'), fixtures, LIBRARY));
+    libraries.push(await openLibrary(client, path.join(workDir, 'empty'), fixtures, 0));
+    const [large, empty] = libraries;
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`bench:library ${client}: round ${round} of ${ROUNDS}`);
+      for (const library of [empty, large]) await measureRound(agent, library);
+    }
+    const figures = async (library) => ({
+      viewerP50Ms: summarize(library.viewer).p50,
+      uploadsPerSecond: summarize(library.uploads).rps,
+      uploadErrors: summarize(library.uploads).errors,
+      sweepMs: await measureSweep(agent, library),
+    });
+    return { client, library: LIBRARY, fillSeconds: large.fillSeconds, empty: await figures(empty), large: await figures(large) };
   } finally {
     agent.destroy();
-    await server?.stop();
-    await db.drop();
+    for (const library of libraries) await closeLibrary(library);
     fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
 
 function printReport(report) {
   const f = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
-  const out = [`${report.machine}`, `${SECONDS} s per measurement; ${EXPIRED} expired images per sweep`, ''];
+  const out = [`${report.machine}`, `${ROUNDS} rounds × ${SECONDS} s per measurement, alternating empty / large; ${EXPIRED} expired images per sweep`, ''];
   out.push('| database | library | viewer p50 ms | uploads/s (c=2) | sweep of expired, s |');
   out.push('| --- | ---: | ---: | ---: | ---: |');
   for (const r of report.results) {

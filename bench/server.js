@@ -34,6 +34,21 @@ async function answer(strapi, key, message) {
       const table = strapi.db.metadata.get('plugin::image-api.image').tableName;
       await strapi.db.connection(table).whereIn('id_encoded', message.ids).update({ expires_at: new Date(Date.now() - 1000) });
       process.send({ type: 'expired', ms: performance.now() - started });
+    } else if (message.type === 'settle') {
+      // After a bulk load: what the database still does in the background (a checkpoint writing it
+      // out, autovacuum going through it) is done before anything is measured.
+      const knex = strapi.db.connection;
+      if (strapi.db.dialect.client === 'postgres') {
+        await knex.raw('checkpoint');
+        for (let waited = 0; waited < 300_000; waited += 1000) {
+          const { rows } = await knex.raw("select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'");
+          if (rows[0].n === 0) break;
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      } else if (strapi.db.dialect.client === 'sqlite') {
+        await knex.raw('pragma wal_checkpoint(TRUNCATE)');
+      }
+      process.send({ type: 'settled', ms: performance.now() - started });
     } else if (message.type === 'sweep') {
       const removed = await strapi.plugin('image-api').service('expiry-sweep').run();
       process.send({ type: 'swept', removed, ms: performance.now() - started });
