@@ -64,3 +64,16 @@ describe('probeImage', () => {
     expect(await refusal(probeImage(header, IMAGE_TYPES, 1e8))).toMatchObject({ status: 400, code: 311 });
   });
 });
+
+describe('a GIF must end with its trailer', () => {
+  test('an animation cut inside a later frame: 400/311', async () => {
+    const anim = await animated(60, 40, 4);
+    // Cut inside the third frame's data: libvips alone reads this without a warning.
+    const cut = anim.subarray(0, Math.floor(anim.length * 0.7));
+    expect(await refusal(probeImage(cut, IMAGE_TYPES, 1e8))).toEqual({ status: 400, code: 311, message: 'Invalid image: truncated' });
+    expect(await refusal(probeImage(anim.subarray(0, anim.length - 1), IMAGE_TYPES, 1e8))).toMatchObject({ code: 311 });
+  });
+  test('a whole GIF passes', async () => {
+    expect(await probeImage(await gif(8, 8), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'gif' });
+  });
+});

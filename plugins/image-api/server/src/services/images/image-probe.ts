@@ -58,8 +58,15 @@ function bmpDimensions(bytes: Buffer): { width: number; height: number; bits: nu
   return { width: Math.abs(bytes.readInt32LE(18)), height: Math.abs(bytes.readInt32LE(22)), bits: 8 };
 }
 
+/**
+ * A GIF ends with its trailer byte (0x3B). libvips reads a GIF cut inside a later frame without a
+ * warning, so without this check a truncated animation would be stored.
+ */
+const GIF_TRAILER = 0x3b;
+
 export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], maxPixels: number): Promise<ProbedImage> {
   const type = await sniffType(bytes, allowed);
+  if (type === 'gif' && bytes[bytes.length - 1] !== GIF_TRAILER) throw errors.invalidImage('truncated');
   let probed: ProbedImage;
   if (type === 'bmp') {
     probed = { type, pages: 1, channels: 4, orientation: 1, hasMetadata: false, ...bmpDimensions(bytes) };
