@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 const STATUS_TXT: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
 };
 
 function expectError(res: any, status: number, code: number, message: RegExp | string) {
@@ -70,6 +71,14 @@ describe('request', () => {
   });
   test('base64 via GET: 400, 130', async () => {
     expectError(await app.http.get('/api/1/upload').query({ key, source: b64(small) }), 400, 130, /must be done using POST/);
+  });
+  test('base64 via GET, too long for the URL limit of the server: still 400, 130', async () => {
+    const long = b64(randomBytes(30_000));
+    expectError(await app.http.get('/api/1/upload').query({ key, source: long }), 400, 130, /must be done using POST/);
+    expectError(await app.http.get('/api/1/upload/').query({ key, image: long, format: 'txt' }), 400, 130, /must be done using POST/);
+  });
+  test('headers over the server\'s limit otherwise: 431 in the API\'s shape', async () => {
+    expectError(await app.http.get('/api/1/upload').set('X-Padding', 'x'.repeat(40_000)).query({ key }), 431, 431, /Request header fields too large/);
   });
   test('bad base64: 400, 120', async () => {
     expectError(await form({ key, source: 'this is not base64!' }), 400, 120, /Invalid base64 string/);

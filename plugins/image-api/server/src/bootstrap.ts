@@ -1,7 +1,10 @@
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
+import { uploadPathMatcher } from './middlewares/route-scope';
+import { answerClientErrors } from './services/runtime/client-errors';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  answerClientErrors(strapi.server.httpServer, uploadPathMatcher(strapi));
   // Created at boot so the first concurrent uploads do not race to create it.
   await getService(strapi, 'media-folder').get();
   await getService(strapi, 'rate-limits').connect();

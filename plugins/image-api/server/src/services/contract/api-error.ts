@@ -52,6 +52,8 @@ export const errors = {
   urlFailed: (reason: string) => new ApiError(400, 321, reason),
   badRequest: (reason: string) => new ApiError(400, 400, reason),
   rateLimited: (message: string, headers: Record<string, string>) => new ApiError(429, 429, message, headers),
+  headersTooLarge: () => new ApiError(431, 431, 'Request header fields too large: send long values in the body, with POST'),
+  requestTimeout: () => new ApiError(408, 408, 'Request timeout: the request did not arrive in time'),
   internal: () => new ApiError(500, 500, 'Internal error'),
 };
 
