@@ -108,7 +108,8 @@ async function bodiesFor(server, fixtures) {
 async function openLibrary(client, workDir, fixtures, count) {
   const db = await scratchDatabase(client, workDir);
   // The sweep runs only when the bench asks for it.
-  const env = { ...db.env, IMAGE_API_EXPIRY_SWEEP_SECONDS: '86400' };
+  // The boot creates the plugin's indexes on a million rows: longer than the default statement timeout.
+  const env = { ...db.env, IMAGE_API_EXPIRY_SWEEP_SECONDS: '86400', DATABASE_QUERY_TIMEOUT_MS: '600000' };
   let server = await startServer(workDir, { env, ipc: true });
   let fillSeconds = 0;
   if (count > 0) {

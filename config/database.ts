@@ -17,6 +17,11 @@ export default ({ env }) => {
           password: env('DATABASE_PASSWORD', ''),
         };
 
+  // A database that stops answering must not hold requests for minutes: statements and new
+  // connections time out (README, Operations), and the API answers 503 with Retry-After.
+  const queryTimeoutMs = env.int('DATABASE_QUERY_TIMEOUT_MS', 5000);
+  const connectTimeoutMs = env.int('DATABASE_CONNECT_TIMEOUT_MS', 5000);
+
   const connections = {
     sqlite: {
       connection: {
@@ -37,11 +42,19 @@ export default ({ env }) => {
       },
     },
     postgres: {
-      connection: { ...server(5432, 'postgres'), schema: env('DATABASE_SCHEMA', 'public') },
+      connection: {
+        ...server(5432, 'postgres'),
+        schema: env('DATABASE_SCHEMA', 'public'),
+        // Server side: a statement that runs too long (locks) is cancelled. Client side: a server that
+        // does not answer at all (hung, unreachable) fails the query and the connection attempt.
+        statement_timeout: queryTimeoutMs,
+        query_timeout: queryTimeoutMs + 1000,
+        connectionTimeoutMillis: connectTimeoutMs,
+      },
       pool: { min: env.int('DATABASE_POOL_MIN', 0), max: env.int('DATABASE_POOL_MAX', 10) },
     },
     mysql: {
-      connection: server(3306, 'root'),
+      connection: { ...server(3306, 'root'), connectTimeout: connectTimeoutMs },
       pool: { min: env.int('DATABASE_POOL_MIN', 0), max: env.int('DATABASE_POOL_MAX', 10) },
     },
   };
@@ -54,7 +67,8 @@ export default ({ env }) => {
     connection: {
       client,
       ...connections[client],
-      acquireConnectionTimeout: env.int('DATABASE_CONNECTION_TIMEOUT', 60000),
+      // Waiting for a connection of the pool (all busy, or none can be made).
+      acquireConnectionTimeout: env.int('DATABASE_CONNECTION_TIMEOUT', 10000),
     },
   };
 };

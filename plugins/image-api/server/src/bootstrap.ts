@@ -9,6 +9,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   await getService(strapi, 'media-folder').get();
   await getService(strapi, 'rate-limits').connect();
   await getService(strapi, 'debris-sweep').run();
+  getService(strapi, 'debris-sweep').start();
 
   const { bootstrapKey } = getConfig(strapi);
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);

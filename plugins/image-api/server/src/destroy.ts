@@ -1,7 +1,23 @@
+/**
+ * Shutdown (SIGTERM, SIGINT: Strapi calls this before it closes the HTTP server and the database).
+ * Strapi's own shutdown destroys every open socket at once, so this drains first: the server stops
+ * accepting connections, new requests on open ones get 503 (Connection: close), and the requests in
+ * flight finish (each upload complete or absent), for at most `shutdownTimeoutMs`.
+ */
 import type { Core } from '@strapi/strapi';
-import { getService } from './get-service';
+import { getConfig, getService } from './get-service';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
-  await getService(strapi, 'expiry-sweep').stop();
+  const server = strapi.server?.httpServer;
+  // Stops accepting connections and closes idle keep-alive ones; Strapi closes the rest after this.
+  if (server?.listening) server.close();
+  const { shutdownTimeoutMs } = getConfig(strapi);
+  const gate = getService(strapi, 'request-gate');
+  const { requests } = gate.inFlight();
+  if (requests > 0) strapi.log.info(`image-api: shutting down: waiting for ${requests} request(s) in flight`);
+  if (!(await gate.drain(shutdownTimeoutMs))) {
+    strapi.log.warn(`image-api: shutting down: ${gate.inFlight().requests} request(s) still in flight after ${shutdownTimeoutMs} ms`);
+  }
+  await Promise.all([getService(strapi, 'expiry-sweep').stop(), getService(strapi, 'debris-sweep').stop()]);
   await getService(strapi, 'rate-limits').disconnect();
 };

@@ -1,4 +1,5 @@
 import type { Core } from '@strapi/strapi';
+import { healthEndpoint } from './middlewares/health';
 import { redactKeysInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { applyHeapGrowth } from './services/runtime/heap-growth';
@@ -26,6 +27,8 @@ function without(fields: string[], value: unknown): void {
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   scopeMiddlewaresToUploadRoutes(strapi);
   redactKeysInRequestLog(strapi);
+  // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
+  strapi.server.use(healthEndpoint(strapi));
   // Process-wide settings, before anything uses sharp or allocates much.
   restrictDecoders(getConfig(strapi).blockUnusedDecoders);
   applyHeapGrowth(getConfig(strapi).heapGrowingPercent);

@@ -69,6 +69,18 @@ const options = {
   expirySweepSeconds: positiveInt().default(60),
   /** The debris sweep removes crash debris older than this (uploads in flight elsewhere are younger). */
   sweepAfterMs: Joi.number().integer().min(0).empty('').default(10 * 60 * 1000),
+  /** How often each instance runs the debris sweep (crash debris, Idempotency-Key rows past 24 h), in seconds. */
+  debrisSweepSeconds: positiveInt().default(300),
+  /** Upload-route requests in flight at once per process; past it, 503 with Retry-After before the body is read. */
+  maxRequestsInFlight: positiveInt().default(16),
+  /** Bytes of request bodies (as declared) in flight at once per process; past it, 503 likewise. */
+  maxBodyBytesInFlight: positiveInt().default(200_000_000),
+  /** A request body with no byte for this long (ms) is cut with a 408. */
+  bodyIdleTimeoutMs: positiveInt().default(10_000),
+  /** A request body slower than this (bytes/s, averaged over each bodyIdleTimeoutMs) is cut with a 408; 0: silence only. */
+  bodyMinBytesPerSecond: Joi.number().integer().min(0).empty('').default(1024),
+  /** On shutdown (SIGTERM), how long requests in flight may take to finish before the process exits, ms. */
+  shutdownTimeoutMs: Joi.number().integer().min(0).empty('').default(25_000),
   /** Parent of per-request temp folders; null: <os tmpdir>/strapi-image-api. */
   tmpDir: Joi.string<string | null>().pattern(/^\//, { name: 'absolute path' }).allow(null).empty('').default(null),
   /** Name of the Media Library folder API uploads go to. */
@@ -95,6 +107,8 @@ const options = {
   failedAuthLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('10/minute'),
   /** Redis for rate-limit counters shared by every instance; null: in-process memory. */
   redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null),
+  /** A Redis command slower than this (ms) counts as Redis being down: memory counters answer instead. */
+  redisTimeoutMs: positiveInt().default(250),
   /** Prefix of the plugin's Redis keys. */
   redisPrefix: Joi.string().min(1).empty('').default('image-api'),
 };

@@ -2,9 +2,11 @@ import image from './image/schema';
 import apiKey from './api-key/schema';
 import apiKeyLifecycles from './api-key/lifecycles';
 import pendingUpload from './pending-upload/schema';
+import idempotentUpload from './idempotent-upload/schema';
 
 export default {
   image: { schema: image },
   'api-key': { schema: apiKey, lifecycles: apiKeyLifecycles },
   'pending-upload': { schema: pendingUpload },
+  'idempotent-upload': { schema: idempotentUpload },
 };

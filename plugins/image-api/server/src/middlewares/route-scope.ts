@@ -8,6 +8,7 @@ import type { Core } from '@strapi/strapi';
 import type { Context, Middleware, Next } from 'koa';
 import { tempRoot } from '../services/runtime/temp-folders';
 import { bodyLimitsFor, uploadBody } from './upload-body';
+import { admission } from './admission';
 import { getConfig } from '../get-service';
 
 type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi }) => Middleware | undefined;
@@ -30,8 +31,8 @@ function corsFor(strapi: Core.Strapi): Middleware {
       return allowed.includes(origin) ? origin : '';
     },
     allowMethods: ['GET', 'POST', 'OPTIONS'],
-    allowHeaders: ['Content-Type', 'X-API-Key', 'X-Requested-With', 'Accept', 'Origin'],
-    exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Location'],
+    allowHeaders: ['Content-Type', 'X-API-Key', 'X-Requested-With', 'Accept', 'Origin', 'Idempotency-Key'],
+    exposeHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Location', 'Idempotent-Replayed'],
     maxAge: 86400,
   }) as unknown as Middleware;
 }
@@ -46,8 +47,18 @@ export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
         isUploadPath(ctx.path) ? mine(ctx, next) : theirs ? theirs(ctx, next) : next();
     });
   };
-  wrap('strapi::body', () =>
-    uploadBody(() => ({ limits: bodyLimitsFor(getConfig(strapi).maxBytes), tmpRoot: tempRoot(getConfig(strapi).tmpDir) }))
-  );
+  wrap('strapi::body', () => {
+    // Admission control first: a request refused for load never has its body read.
+    const admit = admission(strapi);
+    const body = uploadBody(() => {
+      const config = getConfig(strapi);
+      return {
+        limits: bodyLimitsFor(config.maxBytes),
+        tmpRoot: tempRoot(config.tmpDir),
+        stall: { windowMs: config.bodyIdleTimeoutMs, minBytesPerSecond: config.bodyMinBytesPerSecond },
+      };
+    });
+    return (ctx: Context, next: Next) => admit(ctx, () => body(ctx, next));
+  });
   wrap('strapi::cors', () => corsFor(strapi));
 }

@@ -2,6 +2,8 @@ import access from './keys/access';
 import apiKeys from './keys/api-keys';
 import debrisSweep from './storage/debris-sweep';
 import expirySweep from './storage/expiry-sweep';
+import health from './runtime/health';
+import idempotency from './storage/idempotency';
 import images from './storage/images';
 import imageRemoval from './storage/image-removal';
 import journal from './storage/journal';
@@ -9,6 +11,7 @@ import mediaFolder from './storage/media-folder';
 import mediaStore from './storage/media-store';
 import publicUrl from './contract/public-url';
 import rateLimits from './keys/rate-limits';
+import requestGate from './runtime/request-gate';
 import upload from './upload';
 import uploadRecords from './storage/upload-records';
 
@@ -17,6 +20,8 @@ export default {
   'api-keys': apiKeys,
   'debris-sweep': debrisSweep,
   'expiry-sweep': expirySweep,
+  health,
+  idempotency,
   images,
   'image-removal': imageRemoval,
   journal,
@@ -24,6 +29,7 @@ export default {
   'media-store': mediaStore,
   'public-url': publicUrl,
   'rate-limits': rateLimits,
+  'request-gate': requestGate,
   upload,
   'upload-records': uploadRecords,
 };

@@ -60,7 +60,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   return {
-    async upload(request: UploadRequest, apiKey: AuthenticatedKey, scope: RequestScope): Promise<StoredImage> {
+    /** Stores the upload; with an Idempotency-Key, remembered with it (services/storage/idempotency.ts). */
+    async upload(request: UploadRequest, apiKey: AuthenticatedKey, scope: RequestScope, idempotencyKey: string | null = null): Promise<StoredImage> {
       const cfg = getConfig(strapi);
       // Refusals that cost nothing come before the download and the image work.
       const folder = await getService(strapi, 'media-folder').uploadFolder(apiKey.folderId, request.albumId);
@@ -77,6 +78,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
 
       const idEncoded = randomId(10);
+      const idempotency = getService(strapi, 'idempotency');
+      const remembered = idempotencyKey === null ? null : { apiKeyId: apiKey.id, key: idempotencyKey };
       const extension = EXTENSION_BY_FORMAT[renditions.original.format];
       const originalFilename = cleanOriginalFilename(filename ?? '') || `${idEncoded}.${extension}`;
       return getService(strapi, 'media-store').store({
@@ -94,8 +97,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         originalExif,
         folder,
         expiresIn: expiration,
-        // The key's use counts in the same transaction as the upload's rows: only stored uploads count.
-        inTransaction: (trx) => getService(strapi, 'api-keys').recordUse(apiKey.id, trx),
+        deleteSecret: remembered && idempotency.deleteSecret(remembered, idEncoded),
+        // The key's use counts in the same transaction as the upload's rows (only stored uploads
+        // count), and so is the Idempotency-Key remembered (a twin request racing it fails here).
+        inTransaction: async (trx, image) => {
+          await getService(strapi, 'api-keys').recordUse(apiKey.id, trx);
+          if (remembered) await idempotency.remember(trx, remembered, image);
+        },
       });
     },
   };

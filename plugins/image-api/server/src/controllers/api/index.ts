@@ -5,6 +5,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { errors, isApiError } from '../../services/contract/api-error';
+import { outageAnswer } from '../../services/runtime/outages';
 import { ACTIONS, answerFormat, gatherParams, type Action, type Format, type SentParams } from '../../services/contract/request-params';
 import type { UploadRequestState } from '../../middlewares/upload-body';
 import { albumsAction } from './albums';
@@ -15,12 +16,32 @@ import { uploadAction } from './upload';
 /** An action of the dialect: answers `ctx` in `format` (checked by the action's own parameters). */
 export type ActionHandler = (ctx: Context, sent: SentParams, state: UploadRequestState, format: Format) => Promise<void>;
 
+const OUTAGE_LOG_MS = 10_000;
+
 const asAction = (value: unknown): Action | null => {
   const action = String(value ?? '').replace(/\/$/, '');
   return (ACTIONS as readonly string[]).includes(action) ? (action as Action) : null;
 };
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  // An outage fails every request at once: it is logged once per OUTAGE_LOG_MS, not once per request.
+  let outageLoggedAt = 0;
+
+  /** The answer to a failure: its own if it is one of the table's, 503/507 for an outage, else 500 (logged). */
+  function asApiError(error: unknown, what: string) {
+    if (isApiError(error)) return error;
+    const outage = outageAnswer(error);
+    if (outage) {
+      if (Date.now() - outageLoggedAt > OUTAGE_LOG_MS) {
+        outageLoggedAt = Date.now();
+        strapi.log.warn(`image-api: ${what}: ${outage.message} (${(error as Error)?.message ?? error})`);
+      }
+      return outage;
+    }
+    strapi.log.error(`image-api: ${what} failed: ${(error as Error)?.stack ?? error}`);
+    return errors.internal();
+  }
+
   const actions: Record<Action, ActionHandler> = {
     upload: uploadAction(strapi),
     delete: deleteAction(strapi),
@@ -46,8 +67,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         format = answerFormat(sent.format);
         await actions[action](ctx, sent, state, format);
       } catch (error) {
-        if (!isApiError(error)) strapi.log.error(`image-api: ${ctx.method} ${ctx.path} failed: ${(error as Error)?.stack ?? error}`);
-        answerError(ctx, isApiError(error) ? error : errors.internal(), format);
+        answerError(ctx, asApiError(error, `${ctx.method} ${ctx.path}`), format);
       }
     },
   };

@@ -1,27 +1,56 @@
-/** `/api/1/upload`: the upload action (docs/api.md, "Answers"). */
+/** `/api/1/upload`: the upload action (docs/api.md, "Answers" and "Retrying an upload"). */
 import type { Core } from '@strapi/strapi';
+import type { Context } from 'koa';
 import { errors } from '../../services/contract/api-error';
-import { imageJson } from '../../services/contract/image-json';
-import { checkUploadParams } from '../../services/contract/request-params';
+import { imageJson, type StoredImage } from '../../services/contract/image-json';
+import { checkUploadParams, type Format } from '../../services/contract/request-params';
+import { isUniqueViolation, isValidIdempotencyKey } from '../../services/storage/idempotency';
 import { getConfig, getService } from '../../get-service';
 import { answerSuccess } from './answers';
 import type { ActionHandler } from './index';
 
-export const uploadAction =
-  (strapi: Core.Strapi): ActionHandler =>
-  async (ctx, sent, state, format) => {
-    const config = getConfig(strapi);
-    const params = checkUploadParams(sent, config);
-    const key = await getService(strapi, 'access').authenticate(params.key, ctx.request.ip);
-    ctx.set(await getService(strapi, 'rate-limits').chargeKey(key));
-    if (!params.source) throw errors.emptySource();
-    // A GET's parameters are in its URL, which mangles base64 and cuts it short.
-    if (params.source.kind === 'base64' && ctx.method === 'GET') throw errors.base64ViaGet();
-    const image = await getService(strapi, 'upload').upload({ ...params, source: params.source }, key, state.scope);
+/** The Idempotency-Key header, checked; null without one. */
+function idempotencyKeyOf(ctx: Context): string | null {
+  const value = ctx.get('Idempotency-Key');
+  if (value === '') return null;
+  if (!isValidIdempotencyKey(value)) throw errors.idempotencyKey();
+  return value;
+}
+
+export const uploadAction = (strapi: Core.Strapi): ActionHandler => {
+  const answer = (ctx: Context, format: Format, image: StoredImage, replayed: boolean) => {
+    if (replayed) ctx.set('Idempotent-Replayed', 'true');
     answerSuccess(ctx, format, {
       message: 'image uploaded',
-      json: { image: imageJson(image, config.timeZone) },
+      json: { image: imageJson(image, getConfig(strapi).timeZone) },
       text: image.url,
       location: image.viewerUrl,
     });
   };
+
+  return async (ctx, sent, state, format) => {
+    const config = getConfig(strapi);
+    const params = checkUploadParams(sent, config);
+    const idempotencyKey = idempotencyKeyOf(ctx);
+    const key = await getService(strapi, 'access').authenticate(params.key, ctx.request.ip);
+    const idempotency = getService(strapi, 'idempotency');
+    const scope = idempotencyKey === null ? null : { apiKeyId: key.id, key: idempotencyKey };
+    // A repeated request: the first upload's answer, stored nothing and charged nothing.
+    const earlier = scope && (await idempotency.find(scope));
+    if (earlier) return answer(ctx, format, earlier, true);
+
+    ctx.set(await getService(strapi, 'rate-limits').chargeKey(key));
+    if (!params.source) throw errors.emptySource();
+    // A GET's parameters are in its URL, which mangles base64 and cuts it short.
+    if (params.source.kind === 'base64' && ctx.method === 'GET') throw errors.base64ViaGet();
+    try {
+      const image = await getService(strapi, 'upload').upload({ ...params, source: params.source }, key, state.scope, idempotencyKey);
+      answer(ctx, format, image, false);
+    } catch (error) {
+      // A twin request with the same Idempotency-Key was recorded first: its answer is this one's.
+      const winner = scope && isUniqueViolation(error) ? await idempotency.find(scope) : null;
+      if (!winner) throw error;
+      answer(ctx, format, winner, true);
+    }
+  };
+};

@@ -8,12 +8,13 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { errorBody, errors } from '../../services/contract/api-error';
+import { errorBody, errors, type ApiError } from '../../services/contract/api-error';
+import { outageAnswer } from '../../services/runtime/outages';
 import { sameDigest } from '../../services/keys/api-keys';
 import { deleteHashOf } from '../../services/storage/images';
 import { getService } from '../../get-service';
 import { successBody } from '../api/answers';
-import { confirmDeletePage, deletedPage, notFoundPage, viewerPage } from './pages';
+import { confirmDeletePage, deletedPage, notFoundPage, unavailablePage, viewerPage } from './pages';
 
 const ID = /^[A-Za-z0-9]{1,12}$/;
 const SECRET = /^[A-Za-z0-9]{32,64}$/;
@@ -46,25 +47,43 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return image;
   }
 
+  /** A database outage or a full disk answers 503/507 (HTML, or JSON when asked) instead of a 500. */
+  const guarded =
+    (handler: (ctx: Context) => Promise<void>) =>
+    async (ctx: Context): Promise<void> => {
+      try {
+        await handler(ctx);
+      } catch (error) {
+        const outage: ApiError | null = outageAnswer(error);
+        if (!outage) throw error;
+        for (const [name, value] of Object.entries(outage.headers)) ctx.set(name, value);
+        if (wantsJson(ctx)) {
+          ctx.status = outage.status;
+          ctx.type = 'application/json; charset=utf-8';
+          ctx.body = errorBody(outage);
+        } else answerHtml(ctx, outage.status, unavailablePage(outage.message));
+      }
+    };
+
   return {
-    async show(ctx: Context) {
+    show: guarded(async (ctx: Context) => {
       const id = String(ctx.params.id ?? '');
       const images = getService(strapi, 'images');
       const found = ID.test(id) && (await images.countView(id)) ? await images.findForViewer(id) : null;
       if (!found?.file) return answerHtml(ctx, 404, notFoundPage());
       ctx.set('Cache-Control', 'no-cache');
       answerHtml(ctx, 200, viewerPage(found, publicUrl().base(), publicUrl().viewer(id)));
-    },
+    }),
 
-    async confirmDelete(ctx: Context) {
+    confirmDelete: guarded(async (ctx: Context) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Referrer-Policy', 'no-referrer');
       const image = await imageOfLink(ctx);
       if (!image) return answerNotFound(ctx);
       answerHtml(ctx, 200, confirmDeletePage(image, publicUrl().base()));
-    },
+    }),
 
-    async deleteByLink(ctx: Context) {
+    deleteByLink: guarded(async (ctx: Context) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Referrer-Policy', 'no-referrer');
       const image = await imageOfLink(ctx);
@@ -73,6 +92,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!wantsJson(ctx)) return answerHtml(ctx, 200, deletedPage());
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = successBody('image deleted');
-    },
+    }),
   };
 };

@@ -30,6 +30,9 @@ ${body}
 `;
 }
 
+export const unavailablePage = (message: string) =>
+  page('Try again later', `<h1>Try again later</h1><p>${escapeHtml(message)}.</p>`);
+
 export const notFoundPage = () => page('Image not found', '<h1>Image not found</h1><p>There is no image at this address.</p>');
 
 export function viewerPage(image: ViewerImage, base: string, pageUrl: string): string {

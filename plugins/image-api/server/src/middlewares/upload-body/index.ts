@@ -11,6 +11,7 @@ import type { Context, Next } from 'koa';
 import { ApiError, errors } from '../../services/contract/api-error';
 import { BufferPool } from '../../services/runtime/buffer-pool';
 import { openRequestScope, type RequestScope } from '../../services/runtime/request-scope';
+import { watchBody, type StallLimits } from '../../services/runtime/stall-watch';
 import { createTempFolders } from '../../services/runtime/temp-folders';
 import { EMPTY_BODY, type BodyLimits, type ParsedBody } from './body';
 import { parseTextBody } from './form';
@@ -28,13 +29,41 @@ export interface UploadRequestState {
   bodyError: ApiError | null;
 }
 
+/** What the body middleware works to, read per request. */
+export interface BodySettings {
+  limits: BodyLimits;
+  tmpRoot: string;
+  /** When a body that arrives too slowly is cut (408). */
+  stall: StallLimits;
+}
+
+/** Reads the body, unless it stalls first (see stall-watch.ts): then the body is cut with a 408. */
+async function parseWatched(ctx: Context, parse: () => Promise<ParsedBody>, stall: StallLimits): Promise<ParsedBody> {
+  const parsing = parse();
+  const watch = watchBody(ctx.req, stall, errors.bodyStalled);
+  try {
+    return await Promise.race([parsing, watch.stalled]);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 408) {
+      // The parser settles once the socket is gone; nobody waits for it.
+      parsing.catch(() => undefined);
+      // Answered, then the connection closed: the rest of a stalled body is not waited for.
+      ctx.set('Connection', 'close');
+      ctx.res.once('finish', () => ctx.req.socket?.destroy());
+    }
+    throw error;
+  } finally {
+    watch.stop();
+  }
+}
+
 /** The body middleware of the upload routes (see the file comment); `settingsOf` is read per request. */
-export function uploadBody(settingsOf: () => { limits: BodyLimits; tmpRoot: string }) {
+export function uploadBody(settingsOf: () => BodySettings) {
   // Sized for typical images: bigger parts get buffers of their own.
   const pool = new BufferPool({ minBytes: 256 * 1024, maxBytes: 32 * 1024 * 1024, maxIdleBytes: 32 * 1024 * 1024 });
   const folders = createTempFolders();
   return async (ctx: Context, next: Next) => {
-    const { limits, tmpRoot } = settingsOf();
+    const { limits, tmpRoot, stall } = settingsOf();
     const scope = openRequestScope({ pool, folders, tmpRoot });
     const state: UploadRequestState = { scope, body: EMPTY_BODY, bodyError: null };
     ctx.state.imageApi = state;
@@ -46,15 +75,15 @@ export function uploadBody(settingsOf: () => { limits: BodyLimits; tmpRoot: stri
           throw errors.tooBig(limits.maxBytes);
         }
         if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {
-          if (ctx.is('multipart')) state.body = await parseMultipart(ctx, limits, scope.borrow);
-          else if (ctx.is('json', 'urlencoded')) state.body = await parseTextBody(ctx, limits, scope.borrow);
+          if (ctx.is('multipart')) state.body = await parseWatched(ctx, () => parseMultipart(ctx, limits, scope.borrow), stall);
+          else if (ctx.is('json', 'urlencoded')) state.body = await parseWatched(ctx, () => parseTextBody(ctx, limits, scope.borrow), stall);
         }
       } catch (error) {
         state.bodyError = error instanceof ApiError ? error : errors.badRequest('Malformed request body');
         // Parsing stops here and the answer goes out now. The unread rest of the body is discarded
-        // as it arrives (never stored; Node's request timeout bounds it): closing the socket on
-        // unread data would reset it and could cost the client the answer.
-        ctx.req.resume();
+        // as it arrives (never stored; the stall watch bounds it): closing the socket on unread data
+        // would reset it and could cost the client the answer.
+        if (state.bodyError.status !== 408) ctx.req.resume();
       }
       await next();
     } finally {

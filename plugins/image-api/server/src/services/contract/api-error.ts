@@ -54,7 +54,15 @@ export const errors = {
   rateLimited: (message: string, headers: Record<string, string>) => new ApiError(429, 429, message, headers),
   headersTooLarge: () => new ApiError(431, 431, 'Request header fields too large: send long values in the body, with POST'),
   requestTimeout: () => new ApiError(408, 408, 'Request timeout: the request did not arrive in time'),
+  bodyStalled: () => new ApiError(408, 408, 'Request timeout: the body stalled'),
+  idempotencyKey: () => new ApiError(400, 400, 'Invalid Idempotency-Key: 1 to 255 visible ASCII characters'),
   internal: () => new ApiError(500, 500, 'Internal error'),
+  /** A dependency does not answer (database, or this instance is shutting down or full): come back later. */
+  unavailable: (what: string, retryAfterSeconds: number) =>
+    new ApiError(503, 503, `Service unavailable: ${what}`, { 'Retry-After': String(retryAfterSeconds) }),
+  databaseUnavailable: (retryAfterSeconds: number) =>
+    new ApiError(503, 503, 'Service unavailable: the database is not answering', { 'Retry-After': String(retryAfterSeconds) }),
+  insufficientStorage: () => new ApiError(507, 507, 'Insufficient storage'),
 };
 
 /** The JSON error body (docs/api.md, "Errors"). */

@@ -89,6 +89,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    /** HMAC-SHA256 (hex) of `text` with the key hash secret: a value only this server can compute. */
+    keyedDigest: (text: string): string => hashKey(text, secret()),
+
     /** The columns that stand for `key` (hash, recognisable parts, encrypted copy). */
     keyColumns(key: string) {
       return {

@@ -2,8 +2,11 @@
  * Rate limits (rate-limiter-flexible): per key, in windows such as "50/minute,500/hour,1000/day"
  * (a key may override the default), and failed authentication per client address. Counters live
  * in Redis when `redisUrl` is set, so every instance shares one budget; in process memory
- * otherwise. If Redis fails, each instance falls back to its own memory counters rather than
- * refusing or waving through everything.
+ * otherwise. If Redis is refused, unreachable, or takes longer than `redisTimeoutMs` to answer (a hung
+ * server), each instance falls back to its own memory counters rather than refusing or waving
+ * through everything, or waiting: an upload never waits on Redis longer than that. The app boots
+ * whether Redis answers or not, and uses it as soon as it does. During an outage each instance counts
+ * from zero in its memory, so a key may exceed its budget by up to one budget per instance per outage.
  */
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -25,9 +28,49 @@ function quotaHeaders(window: RateWindow, res: RateLimiterRes): Headers {
   };
 }
 
+/** How often a Redis that stopped answering is asked again, to say so in the log when it is back. */
+const RECHECK_MS = 5000;
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const limiters = new Map<string, RateLimiterAbstract>();
   let redis: Redis | null = null;
+
+  // One warning when the memory counters take over, one line when Redis answers again.
+  let outage: NodeJS.Timeout | null = null;
+  function fellBack(reason: string) {
+    if (outage || !redis) return;
+    strapi.log.warn(`image-api: Redis is not answering (${reason}); rate limits count in this instance's memory until it does`);
+    outage = setInterval(async () => {
+      if (await redisAnswers()) {
+        strapi.log.info('image-api: Redis answers again; rate limits are shared again');
+        if (outage) clearInterval(outage);
+        outage = null;
+      }
+    }, RECHECK_MS);
+    outage.unref();
+  }
+
+  /** Whether the configured Redis answers a PING within `redisTimeoutMs`; null when none is configured. */
+  async function redisAnswers(): Promise<boolean | null> {
+    if (!redis) return null;
+    try {
+      return (await redis.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  /** Memory counters that answer while Redis does not (rate-limiter-flexible's insurance), noting it. */
+  class Insurance extends RateLimiterMemory {
+    consume(...args: Parameters<RateLimiterMemory['consume']>) {
+      fellBack('a command failed or timed out');
+      return super.consume(...args);
+    }
+    get(...args: Parameters<RateLimiterMemory['get']>) {
+      fellBack('a command failed or timed out');
+      return super.get(...args);
+    }
+  }
 
   // Each limit is parsed once. The options were checked at boot and key entries when saved, so a
   // value that does not parse is a key saved before that check: it gets the default limit.
@@ -57,7 +100,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (!found) {
       const options = { keyPrefix: prefix, points: window.points, duration: window.seconds };
       found = redis
-        ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) })
+        ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new Insurance(options) })
         : new RateLimiterMemory(options);
       limiters.set(prefix, found);
     }
@@ -91,16 +134,34 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    redisAnswers,
+
+    /** Connects to the configured Redis; never fails: without it, the memory counters answer. */
     async connect() {
-      const url = getConfig(strapi).redisUrl;
-      if (!url || redis) return;
-      // No offline queue: a command while Redis is away fails fast and the memory insurance answers.
-      redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-      redis.on('error', (error) => strapi.log.warn(`image-api: Redis: ${error.message}`));
-      await redis.connect();
+      const { redisUrl, redisTimeoutMs } = getConfig(strapi);
+      if (!redisUrl || redis) return;
+      redis = new Redis(redisUrl, {
+        // No offline queue and a command timeout: a command while Redis is away or hung fails within
+        // redisTimeoutMs, and the memory insurance answers instead.
+        enableOfflineQueue: false,
+        commandTimeout: redisTimeoutMs,
+        connectTimeout: Math.max(1000, redisTimeoutMs * 4),
+        maxRetriesPerRequest: 1,
+        lazyConnect: true,
+        // Keeps reconnecting, at most every 2 s, for as long as the app runs.
+        retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+      });
+      redis.on('error', (error) => fellBack(error.message));
+      try {
+        await redis.connect();
+      } catch (error) {
+        fellBack((error as Error).message);
+      }
     },
 
     async disconnect() {
+      if (outage) clearInterval(outage);
+      outage = null;
       limiters.clear();
       if (redis) await redis.quit().catch(() => redis?.disconnect());
       redis = null;

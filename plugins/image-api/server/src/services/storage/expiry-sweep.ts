@@ -7,54 +7,38 @@
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../../get-service';
+import { periodic } from '../runtime/periodic';
 
 /** Images claimed and removed at a time: one transaction each. */
 const BATCH = 200;
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<number> | null = null;
-
   async function sweep(now: Date): Promise<number> {
     const images = getService(strapi, 'images');
     const removal = getService(strapi, 'image-removal');
     let removed = 0;
     for (;;) {
       const claimed = await images.claimExpired(now, BATCH);
-      if (claimed.length === 0) return removed;
+      if (claimed.length === 0) break;
       await removal.remove(claimed);
       removed += claimed.length;
     }
+    if (removed > 0) strapi.log.info(`image-api: swept ${removed} expired image(s)`);
+    return removed;
   }
+  const job = periodic(sweep, (error) => strapi.log.error(`image-api: expiry sweep failed: ${(error as Error)?.message ?? error}`));
 
   return {
     /**
      * Removes what has expired by `now`; returns how many images this sweep removed. A sweep already
      * running on this instance is joined, not doubled.
      */
-    async run(now = new Date()): Promise<number> {
-      running ??= sweep(now).finally(() => {
-        running = null;
-      });
-      const removed = await running;
-      if (removed > 0) strapi.log.info(`image-api: swept ${removed} expired image(s)`);
-      return removed;
-    },
+    run: (now = new Date()): Promise<number> => job.run(now),
 
     /** Sweeps every `expirySweepSeconds` until stop(); a failed sweep is logged and the next one tries again. */
-    start(): void {
-      if (timer) return;
-      timer = setInterval(() => {
-        this.run().catch((error) => strapi.log.error(`image-api: expiry sweep failed: ${(error as Error)?.message ?? error}`));
-      }, getConfig(strapi).expirySweepSeconds * 1000);
-      timer.unref();
-    },
+    start: (): void => job.start(getConfig(strapi).expirySweepSeconds * 1000, () => [new Date()]),
 
     /** Stops the timer and waits for a sweep under way. */
-    async stop(): Promise<void> {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running?.catch(() => undefined);
-    },
+    stop: (): Promise<void> => job.stop(),
   };
 };

@@ -39,8 +39,10 @@ export interface NewImage {
   folder: MediaFolder;
   /** Seconds until it expires; null: never. */
   expiresIn: number | null;
+  /** The delete link's secret; null: a random one. */
+  deleteSecret: string | null;
   /** Runs inside the transaction that records the upload, before the image record: fails it if it fails. */
-  inTransaction?: (trx: Knex.Transaction) => Promise<void>;
+  inTransaction?: (trx: Knex.Transaction, image: StoredImage) => Promise<void>;
 }
 
 /** The file object the upload provider API works with. */
@@ -152,7 +154,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const now = new Date();
         const expiresAt = upload.expiresIn === null ? null : new Date(now.getTime() + upload.expiresIn * 1000);
         // The delete link's secret: handed to the client once, stored only as its hash.
-        const deleteSecret = randomId(DELETE_SECRET_LENGTH);
+        const deleteSecret = upload.deleteSecret ?? randomId(DELETE_SECRET_LENGTH);
+        const publicUrl = getService(strapi, 'public-url');
+        const stored: StoredImage = {
+          ...variantView(original, renditions.original),
+          idEncoded: upload.idEncoded,
+          md5: upload.md5,
+          title: upload.title,
+          description: upload.description,
+          nsfw: upload.nsfw,
+          views: 0,
+          originalFilename: upload.originalFilename,
+          originalExif: upload.originalExif,
+          createdAt: now,
+          storage: providerName(),
+          viewerUrl: publicUrl.viewer(upload.idEncoded),
+          deleteUrl: publicUrl.deleteLink(upload.idEncoded, deleteSecret),
+          expiresAt,
+          thumb: variantView(thumb, renditions.thumb),
+          medium: variantView(medium, renditions.medium),
+        };
         const folders = getService(strapi, 'media-folder');
         const record = (folder: MediaFolder) =>
           strapi.db.transaction(async ({ trx }) => {
@@ -186,7 +207,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             // Before the image record: its link to the key takes a shared lock on the key's row (the
             // foreign key check), and an UPDATE of that row after it deadlocks two concurrent uploads
             // of one key on MariaDB. Taken first, the row's lock makes them wait their turn instead.
-            await upload.inTransaction?.(trx);
+            await upload.inTransaction?.(trx, stored);
             await records.createImage(
               trx,
               {
@@ -224,26 +245,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           folder = again;
           await retryTransient(() => record(folder));
         }
-        const publicUrl = getService(strapi, 'public-url');
-
-        return {
-          ...variantView(original, renditions.original),
-          idEncoded: upload.idEncoded,
-          md5: upload.md5,
-          title: upload.title,
-          description: upload.description,
-          nsfw: upload.nsfw,
-          views: 0,
-          originalFilename: upload.originalFilename,
-          originalExif: upload.originalExif,
-          createdAt: now,
-          storage: providerName(),
-          viewerUrl: publicUrl.viewer(upload.idEncoded),
-          deleteUrl: publicUrl.deleteLink(upload.idEncoded, deleteSecret),
-          expiresAt,
-          thumb: variantView(thumb, renditions.thumb),
-          medium: variantView(medium, renditions.medium),
-        };
+        return stored;
       } catch (error) {
         // Every file of the upload, written or not: one whose write failed half-way is there too. The
         // journal row goes only with them; else the sweep finds them later.

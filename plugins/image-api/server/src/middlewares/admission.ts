@@ -1,0 +1,44 @@
+/**
+ * The first middleware of the upload routes: asks the request gate (services/runtime/request-gate.ts)
+ * before a byte of the body is read. Past its limits, or while the process shuts down, the answer is
+ * 503 with Retry-After at once, in the format the query asks; the unread body is discarded as it
+ * arrives, never held.
+ */
+import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
+import { answerError } from '../controllers/api/answers';
+import { errors } from '../services/contract/api-error';
+import { answerFormat } from '../services/contract/request-params';
+import { getConfig, getService } from '../get-service';
+
+/** Seconds a client refused for load or a shutdown is asked to wait. */
+export const BUSY_RETRY_AFTER_SECONDS = 2;
+
+const hasBody = (ctx: Context) => ctx.get('content-length') !== '' ? Number(ctx.get('content-length')) > 0 : ctx.get('transfer-encoding') !== '';
+
+/** The bytes a request will hold: its declared length, or the largest image when it declares none. */
+function bodyBytes(ctx: Context, maxBytes: number): number {
+  if (!hasBody(ctx)) return 0;
+  const declared = Number(ctx.get('content-length'));
+  return Number.isFinite(declared) && declared > 0 ? declared : maxBytes;
+}
+
+export function admission(strapi: Core.Strapi) {
+  return async (ctx: Context, next: Next) => {
+    const ticket = getService(strapi, 'request-gate').enter(bodyBytes(ctx, getConfig(strapi).maxBytes));
+    if (typeof ticket === 'string') {
+      const draining = ticket === 'draining';
+      const error = errors.unavailable(draining ? 'shutting down' : 'too many uploads in progress, try again shortly', BUSY_RETRY_AFTER_SECONDS);
+      // A keep-alive connection to a process that shuts down is closed after this answer.
+      if (draining) ctx.set('Connection', 'close');
+      answerError(ctx, error, answerFormat(ctx.query.format));
+      ctx.req.resume();
+      return;
+    }
+    try {
+      await next();
+    } finally {
+      ticket.leave();
+    }
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * `/_health` with substance: Strapi's own answers 204 whenever the process runs. This one answers
+ * 204 when the instance can serve (services/runtime/health.ts), else 503 with `Retry-After` and a
+ * JSON body in the API's error shape naming what does not answer, plus each check's state.
+ */
+import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
+import { errorBody, errors } from '../services/contract/api-error';
+import { getService } from '../get-service';
+
+const HEALTH_PATH = '/_health';
+const RETRY_AFTER_SECONDS = 5;
+
+export function healthEndpoint(strapi: Core.Strapi) {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path !== HEALTH_PATH || !['GET', 'HEAD'].includes(ctx.method)) return next();
+    const report = await getService(strapi, 'health').check();
+    ctx.set('Cache-Control', 'no-store');
+    if (report.healthy) {
+      ctx.status = 204;
+      return;
+    }
+    const what = report.failing.length ? `${report.failing.join(' and ')} not answering` : 'shutting down';
+    const error = errors.unavailable(what, RETRY_AFTER_SECONDS);
+    for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+    ctx.status = 503;
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = { ...errorBody(error), checks: report.checks };
+  };
+}
