@@ -5,7 +5,9 @@ import { jpeg } from '../helpers/fixtures';
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startApp();
+  // Every upload of the bursts below in flight at once: admission control (16 by default) is tested
+  // in load-and-slow-bodies.test.ts.
+  app = await startApp({ IMAGE_API_MAX_REQUESTS_IN_FLIGHT: '64' });
 });
 afterAll(async () => {
   await app?.stop();

@@ -1,4 +1,4 @@
-/** The boot sweep, on debris made by hand: what a crash between writing files and committing leaves. */
+/** The debris sweep, on debris made by hand: what a crash between writing files and committing leaves. */
 import fs from 'fs';
 import path from 'path';
 import { startApp, type TestApp } from '../helpers/app';
@@ -6,7 +6,7 @@ import { png } from '../helpers/fixtures';
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startApp({ IMAGE_API_SWEEP_AFTER_MS: '0' });
+  app = await startApp({ IMAGE_API_SWEEP_AFTER_MS: '0', IMAGE_API_DEBRIS_SWEEP_SECONDS: '1' });
 });
 afterAll(async () => {
   await app?.stop();
@@ -34,7 +34,7 @@ test('journalled files without records are removed; committed uploads and fresh 
   fs.writeFileSync(path.join(app.tmpDir, 'req-stale', 'part-1'), 'x');
 
   const swept = await app.strapi.plugin('image-api').service('debris-sweep').run();
-  expect(swept).toEqual({ uploads: 1, tempFolders: 1 });
+  expect(swept).toEqual({ uploads: 1, tempFolders: 1, idempotencyKeys: 0 });
   expect(fs.readdirSync(app.uploadsDir).sort()).toEqual([`${kept}.md.png`, `${kept}.png`, `${kept}.th.png`]);
   expect(await app.strapi.db.query(PENDING).count()).toBe(0);
   expect(fs.readdirSync(app.tmpDir)).toEqual([]);
@@ -46,6 +46,17 @@ test('debris younger than sweepAfterMs is left alone (an upload in flight on ano
   const inFlight = 'inflight-AbCdEfGhIj';
   fs.writeFileSync(path.join(app.uploadsDir, `${inFlight}.png`), 'x');
   await app.strapi.db.query(PENDING).create({ data: { name: inFlight, files: [{ hash: inFlight, ext: '.png' }] } });
-  expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 0, tempFolders: 0 });
+  expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 0, tempFolders: 0, idempotencyKeys: 0 });
   expect(fs.existsSync(path.join(app.uploadsDir, `${inFlight}.png`))).toBe(true);
+});
+
+test('the sweep also runs every debrisSweepSeconds, without a restart', async () => {
+  app.strapi.config.set('plugin::image-api.sweepAfterMs', 0);
+  const lost = 'periodic-AbCdEfGhIj';
+  fs.writeFileSync(path.join(app.uploadsDir, `${lost}.png`), 'x');
+  await app.strapi.db.query(PENDING).create({ data: { name: lost, files: [{ hash: lost, ext: '.png' }] } });
+  const started = Date.now();
+  while (fs.existsSync(path.join(app.uploadsDir, `${lost}.png`)) && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 100));
+  expect(fs.existsSync(path.join(app.uploadsDir, `${lost}.png`))).toBe(false);
+  expect(await app.strapi.db.query(PENDING).count({ where: { name: lost } })).toBe(0);
 });

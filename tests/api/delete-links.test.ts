@@ -155,6 +155,6 @@ test('when the storage will not delete the files, the records go and the journal
   expect(await tracesOf(app, image.name)).toEqual({ ...NOTHING, files: whole(image.name, 'png', 0).files, journalRows: 1 });
   expect((await app.http.get(app.pathOf(image.url_viewer))).status).toBe(404);
   app.strapi.config.set('plugin::image-api.sweepAfterMs', 0);
-  expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 1, tempFolders: 0 });
+  expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 1, tempFolders: 0, idempotencyKeys: 0 });
   expect(await tracesOf(app, image.name)).toEqual(NOTHING);
 });

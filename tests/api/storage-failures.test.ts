@@ -62,7 +62,7 @@ afterEach(async () => {
   expect(await pendingRows()).toEqual([]);
 });
 
-test('a failed upload removes its files; none is left, not even one whose write failed half-way', async () => {
+test('a full disk: 507, and no file is left, not even one whose write failed half-way', async () => {
   await withProvider(
     'upload',
     (original) => async (file: { hash: string; ext: string; buffer?: Buffer }) => {
@@ -73,7 +73,8 @@ test('a failed upload removes its files; none is left, not even one whose write 
     },
     async () => {
       const res = await upload();
-      expect(res.status).toBe(500);
+      expect(res.status).toBe(507);
+      expect(res.body).toEqual({ status_code: 507, error: { message: 'Insufficient storage', code: 507 }, status_txt: 'Insufficient Storage' });
       expect(uploads()).toEqual([]);
       expect(await pendingRows()).toEqual([]);
     }
@@ -95,7 +96,7 @@ test('when the storage refuses to delete, the journal row stays; the next sweep 
       expect(uploads()).toEqual([`${row.name}.md.png`, `${row.name}.png`, `${row.name}.th.png`]);
 
       // A sweep while the storage still refuses keeps the row too.
-      expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 0, tempFolders: 0 });
+      expect(await app.strapi.plugin('image-api').service('debris-sweep').run()).toEqual({ uploads: 0, tempFolders: 0, idempotencyKeys: 0 });
       expect(await pendingRows()).toHaveLength(1);
     }
   );

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const STATUS_TXT: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
+  500: 'Internal Server Error', 503: 'Service Unavailable', 507: 'Insufficient Storage',
 };
 
 function expectError(res: any, status: number, code: number, message: RegExp | string) {
@@ -240,7 +240,7 @@ test('every refusal above left no file and no row', async () => {
   );
 });
 
-describe('a storage failure answers 500 and leaves nothing behind', () => {
+describe('a storage or database failure leaves nothing behind', () => {
   test('the provider fails on the third file', async () => {
     const provider = app.strapi.plugin('upload').provider;
     const original = provider.upload;
@@ -260,12 +260,15 @@ describe('a storage failure answers 500 and leaves nothing behind', () => {
     expect(await app.strapi.db.query('plugin::image-api.image').count()).toBe(1);
   });
 
-  test('the database fails before anything is written (the journal insert)', async () => {
+  test('the database goes away before anything is written (the journal insert): 503 with Retry-After', async () => {
     const before = new Set(fs.readdirSync(app.uploadsDir));
     const files = await app.strapi.db.query('plugin::upload.file').count();
-    const journal = jest.spyOn(app.strapi.plugin('image-api').service('journal'), 'open').mockRejectedValueOnce(new Error('connection lost'));
+    const lost = Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' });
+    const journal = jest.spyOn(app.strapi.plugin('image-api').service('journal'), 'open').mockRejectedValueOnce(lost);
     try {
-      expectError(await form({ key, source: b64(small) }), 500, 500, 'Internal error');
+      const res = await form({ key, source: b64(small) });
+      expectError(res, 503, 503, 'Service unavailable: the database is not answering');
+      expect(res.headers['retry-after']).toBe('5');
       expect(journal).toHaveBeenCalledTimes(1);
     } finally {
       journal.mockRestore();

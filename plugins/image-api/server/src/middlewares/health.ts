@@ -20,7 +20,8 @@ export function healthEndpoint(strapi: Core.Strapi) {
       ctx.status = 204;
       return;
     }
-    const what = report.failing.length ? `${report.failing.join(' and ')} not answering` : 'shutting down';
+    const { failing } = report;
+    const what = failing.length ? `${failing.join(' and ')} ${failing.length > 1 ? 'are' : 'is'} not answering` : 'shutting down';
     const error = errors.unavailable(what, RETRY_AFTER_SECONDS);
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
     ctx.status = 503;

@@ -27,7 +27,6 @@ const UNAVAILABLE_MESSAGES = [
   /Knex: Timeout acquiring a connection/i,
   /Query read timeout/i,
   /Connection terminated/i,
-  /Connection lost/i,
   /Client has encountered a connection error/i,
   /timeout exceeded when trying to connect/i,
   /server closed the connection unexpectedly/i,

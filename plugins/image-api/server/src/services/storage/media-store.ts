@@ -3,7 +3,8 @@
  * (local disk, S3, ...), then the `plugin::upload.file` entry (variants recorded in `formats`, so the
  * Media Library previews it and deleting it there deletes every file) and the image record, in one
  * transaction. Complete or absent: if anything fails, the upload's files are removed again, and the
- * journal row naming them stays until they really are gone.
+ * journal row naming them stays until they really are gone. If the database goes away while the
+ * records are written, the outcome is the debris sweep's to settle (see the catch below).
  */
 import { Readable } from 'stream';
 import type { Core } from '@strapi/strapi';
@@ -16,6 +17,7 @@ import type { JournalledFile } from './journal';
 import { deleteHashOf } from './images';
 import type { MediaFolder } from './media-folder';
 import { retryTransient } from './transient-errors';
+import { isDatabaseUnavailable } from '../runtime/outages';
 
 
 export interface NewImage {
@@ -60,6 +62,9 @@ export interface ProviderFile {
   getStream: () => Readable;
   buffer?: Buffer;
 }
+
+/** Marks an upload whose outcome the debris sweep settles (the database went away while recording it). */
+const LEFT_TO_SWEEP = Symbol('left to the debris sweep');
 
 /** Characters of a delete link's secret ([A-Za-z0-9], about 238 bits). */
 const DELETE_SECRET_LENGTH = 40;
@@ -240,6 +245,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         try {
           await retryTransient(() => record(folder));
         } catch (error) {
+          // The database went away while recording: whether its COMMIT took effect is unknown (a hung
+          // server may still apply it when it wakes). The files stay with the journal row, and the
+          // debris sweep decides later: records there, the row goes; no records, the files go.
+          if (isDatabaseUnavailable(error)) throw Object.assign(error as Error, { [LEFT_TO_SWEEP]: true });
           const again = await folders.replacementFor(folder).catch(() => folder);
           if (again.id === folder.id) throw error;
           folder = again;
@@ -247,6 +256,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
         return stored;
       } catch (error) {
+        if ((error as Record<symbol, unknown>)?.[LEFT_TO_SWEEP]) throw error;
         // Every file of the upload, written or not: one whose write failed half-way is there too. The
         // journal row goes only with them; else the sweep finds them later.
         if (await remove(all)) await journal.close(journalId).catch(() => undefined);

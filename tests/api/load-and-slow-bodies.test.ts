@@ -1,0 +1,157 @@
+/**
+ * Admission control and stalled bodies (README, Operations): past the requests (or bytes) allowed in
+ * flight, an upload is refused with 503 and Retry-After before its body is read; a body that stalls
+ * or trickles is cut with a 408 in the API's error shape, and nothing is logged as an error.
+ */
+import net from 'net';
+import { startApp, type TestApp } from '../helpers/app';
+import { png } from '../helpers/fixtures';
+
+let app: TestApp;
+let key: string;
+let image: Buffer;
+let port: number;
+
+beforeAll(async () => {
+  app = await startApp();
+  key = await app.createKey();
+  image = await png(64, 48);
+  await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
+  port = (app.strapi.server.httpServer.address() as net.AddressInfo).port;
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+const setOption = (option: string, value: unknown) => app.strapi.config.set(`plugin::image-api.${option}`, value);
+const upload = (format = 'json') => app.http.post(`/api/1/upload?format=${format}`).set('X-API-Key', key).attach('source', image, 'a.png');
+
+/** A raw connection that sends an upload's headers and `sent` bytes of its body, then waits. */
+function partialUpload(declared: number, sent: string) {
+  const socket = net.connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.write(
+    `POST /api/1/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\n` +
+      `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${declared}\r\n\r\n${sent}`
+  );
+  return { socket, closed, received: () => received };
+}
+
+describe('admission control', () => {
+  afterEach(() => {
+    setOption('maxRequestsInFlight', 16);
+    setOption('maxBodyBytesInFlight', 200_000_000);
+  });
+
+  test('past maxRequestsInFlight: 503 with Retry-After at once, in the format asked; admitted again once a request leaves', async () => {
+    setOption('maxRequestsInFlight', 1);
+    const held = partialUpload(100_000, 'source=');
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    const refused = await upload();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('2');
+    expect(refused.body).toEqual({
+      status_code: 503,
+      error: { message: 'Service unavailable: too many uploads in progress, try again shortly', code: 503 },
+      status_txt: 'Service Unavailable',
+    });
+    const asText = await upload('txt');
+    expect([asText.status, asText.text]).toEqual([503, 'Service unavailable: too many uploads in progress, try again shortly']);
+
+    held.socket.destroy();
+    await held.closed;
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await upload()).status).toBe(200);
+  });
+
+  test('past maxBodyBytesInFlight (as declared): 503 as well', async () => {
+    setOption('maxBodyBytesInFlight', 150_000);
+    const held = partialUpload(100_000, 'source=');
+    await new Promise((r) => setTimeout(r, 200));
+    // Small enough to fit beside the held body? No: 100 KB + this one's ~1 KB fits; a 60 KB one does not.
+    const big = await app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({ source: 'A'.repeat(60_000) });
+    expect(big.status).toBe(503);
+    expect((await upload()).status).toBe(200);
+    held.socket.destroy();
+    await held.closed;
+  });
+});
+
+describe('stalled bodies', () => {
+  let errors: string[];
+  let spy: jest.SpyInstance;
+  beforeEach(() => {
+    errors = [];
+    spy = jest.spyOn(app.strapi.log, 'error').mockImplementation((message: unknown) => {
+      errors.push(String(message));
+      return app.strapi.log;
+    });
+  });
+  afterEach(() => {
+    spy.mockRestore();
+    setOption('bodyIdleTimeoutMs', 10_000);
+    setOption('bodyMinBytesPerSecond', 1024);
+  });
+
+  const expect408 = (text: string) => {
+    const [head, body] = text.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(head).toMatch(/\r\nConnection: close\r\n/i);
+    expect(JSON.parse(body)).toEqual({
+      status_code: 408,
+      error: { message: 'Request timeout: the body stalled', code: 408 },
+      status_txt: 'Request Timeout',
+    });
+  };
+
+  test('a body with no byte for bodyIdleTimeoutMs: 408 in the error shape, the connection closed, nothing logged', async () => {
+    setOption('bodyIdleTimeoutMs', 300);
+    const started = Date.now();
+    const stalled = partialUpload(50_000, 'source=AAAA');
+    await stalled.closed;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect408(stalled.received());
+    expect(errors).toEqual([]);
+  });
+
+  test('a body trickling under bodyMinBytesPerSecond: 408 as well', async () => {
+    setOption('bodyIdleTimeoutMs', 400);
+    setOption('bodyMinBytesPerSecond', 1024);
+    const started = Date.now();
+    const trickle = partialUpload(50_000, 'source=');
+    const timer = setInterval(() => trickle.socket.write('A'), 50);
+    await trickle.closed;
+    clearInterval(timer);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect408(trickle.received());
+    expect(errors).toEqual([]);
+  });
+
+  test('a body that keeps up is not cut, however long it takes', async () => {
+    setOption('bodyIdleTimeoutMs', 300);
+    setOption('bodyMinBytesPerSecond', 1024);
+    const body = `source=${encodeURIComponent(image.toString('base64'))}`;
+    const slow = partialUpload(body.length, '');
+    let offset = 0;
+    // About 10 KB/s, for about 1 s: more than three windows.
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        slow.socket.write(body.slice(offset, offset + 500));
+        offset += 500;
+        if (offset >= body.length) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 50);
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    slow.socket.end();
+    await slow.closed;
+    expect(slow.received()).toMatch(/^HTTP\/1\.1 200 OK/);
+  });
+});

@@ -1,0 +1,91 @@
+/** Clients of the fault tests: uploads with a timeout, answers as the client saw them, and the leftovers check. */
+import fs from 'fs';
+import knex, { type Knex } from 'knex';
+
+export interface Answer {
+  /** HTTP status, or 0 when the client got no answer (socket error, timeout). */
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+  /** The client's error when there was no answer. */
+  error?: string;
+  ms: number;
+}
+
+/** One multipart upload; never throws: no answer is status 0. */
+export async function uploadOnce(url: string, key: string, bytes: Buffer, options: { name?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
+  const form = new FormData();
+  form.append('source', new Blob([bytes], { type: 'image/jpeg' }), options.name ?? 'a.jpg');
+  const started = Date.now();
+  try {
+    const res = await fetch(`${url}/api/1/upload`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, ...options.headers },
+      body: form,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 120_000),
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, headers: Object.fromEntries(res.headers), body, ms: Date.now() - started };
+  } catch (error) {
+    return { status: 0, headers: {}, body: null, error: String((error as Error)?.cause ?? error), ms: Date.now() - started };
+  }
+}
+
+/** Counts of answers by status, e.g. { 200: 12, 503: 3 }. */
+export const tally = (answers: Answer[]) =>
+  answers.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A connection to the app's database, for the leftovers check. */
+export const openDb = (env: Record<string, string>): Knex =>
+  knex({
+    client: 'pg',
+    connection: { host: env.DATABASE_HOST, port: Number(env.DATABASE_PORT), user: env.DATABASE_USERNAME, database: env.DATABASE_NAME },
+    pool: { min: 0, max: 2 },
+  });
+
+export interface Leftovers {
+  images: number;
+  /** Files in the uploads folder that no image record names. */
+  filesWithoutRows: string[];
+  /** Image records missing any of their three files. */
+  rowsWithoutFiles: string[];
+  /** `files` rows without an image record, and the reverse. */
+  fileRowsWithoutImage: number;
+  imagesWithoutFileRow: number;
+  journalRows: number;
+  /** Per-request temp folders left. */
+  tempFolders: string[];
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** What the store holds beyond complete images: nothing, when every upload was complete or absent. */
+export async function leftovers(db: Knex, uploadsDir: string, tmpDir: string): Promise<Leftovers> {
+  const names: string[] = (await db('image_api_images').select('name')).map((row: { name: string }) => row.name);
+  const known = new Set(names);
+  const files = fs.readdirSync(uploadsDir).filter((file) => file !== 'lost+found');
+  const owner = (file: string) => file.replace(/(\.(th|md))?\.[a-z]+$/, '');
+  const count = async (query: Knex.QueryBuilder) => Number(((await query.count({ n: '*' })) as Array<{ n: unknown }>)[0].n);
+  return {
+    images: names.length,
+    filesWithoutRows: files.filter((file) => !known.has(owner(file))),
+    rowsWithoutFiles: names.filter((name) =>
+      ['', '.th', '.md'].some((suffix) => !files.some((file) => new RegExp(`^${escape(name + suffix)}\\.[a-z]+$`).test(file)))
+    ),
+    fileRowsWithoutImage: await count(db('files').whereNotIn('hash', db('image_api_images').select('name'))),
+    imagesWithoutFileRow: await count(db('image_api_images').whereNotIn('name', db('files').select('hash'))),
+    journalRows: await count(db('image_api_pending_uploads')),
+    tempFolders: fs.existsSync(tmpDir) ? fs.readdirSync(tmpDir) : [],
+  };
+}
+
+/** Leftovers of a store where every upload was complete or absent. */
+export const CLEAN = { filesWithoutRows: [], rowsWithoutFiles: [], fileRowsWithoutImage: 0, imagesWithoutFileRow: 0, journalRows: 0, tempFolders: [] };
