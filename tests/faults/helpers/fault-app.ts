@@ -107,6 +107,8 @@ export async function startFaultApp(env: Record<string, string>, prepare?: (uplo
     restart: (extraEnv) => start(extraEnv),
     async destroy() {
       await exit('SIGKILL');
+      // What the app printed, for a failure's post-mortem.
+      fs.writeFileSync(path.join(os.tmpdir(), `imgapi-faults-app-${port}.log`), output);
       fs.rmSync(tmpDir, { recursive: true, force: true });
       try {
         fs.rmSync(publicDir, { recursive: true, force: true });

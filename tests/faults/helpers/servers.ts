@@ -66,16 +66,20 @@ export async function startPostgres(): Promise<OwnServer & { database: string; e
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-faults-pg-'));
   fs.chmodSync(dir, 0o777);
   const data = path.join(dir, 'data');
-  const asPostgres = (command: string, args: string[]) => (process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]) as [string, string[]];
-  const [initCmd, initArgs] = asPostgres(path.join(postgresBin(), 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  execFileSync(initCmd, initArgs, { stdio: 'ignore' });
+  // PostgreSQL refuses to run as root: as root, its processes run as the postgres user (spawned
+  // directly, not through su or runuser, which would stop themselves when the server is stopped).
+  const user =
+    process.getuid?.() === 0
+      ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) }
+      : {};
+  execFileSync(path.join(postgresBin(), 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync'], { stdio: 'ignore', cwd: dir, ...user });
   let child: ChildProcess | null = null;
   const start = async () => {
-    const [cmd, args] = asPostgres(path.join(postgresBin(), 'postgres'), [
+    const args = [
       '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off',
       '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=60',
-    ]);
-    child = spawn(cmd, args, { stdio: 'ignore' });
+    ];
+    child = spawn(path.join(postgresBin(), 'postgres'), args, { stdio: 'ignore', cwd: dir, ...user });
     await waitForPort(port);
     // Accepting connections is not accepting queries yet: wait for a real one.
     const { Client } = await import('pg');
@@ -93,16 +97,21 @@ export async function startPostgres(): Promise<OwnServer & { database: string; e
       }
     }
   };
-  // runuser forwards signals to the server it runs.
-  const pid = () => Number(execFileSync('head', ['-n1', path.join(data, 'postmaster.pid')]).toString().trim());
-  const signalAll = (signal: NodeJS.Signals) => {
-    // Every process of the cluster (the postmaster and its backends) stops answering.
-    execFileSync('pkill', [`-${signal === 'SIGSTOP' ? 'STOP' : 'CONT'}`, '-P', String(pid())]);
+  const pid = () => child?.pid ?? -1;
+  /** Every process of the cluster (the postmaster and its backends) stops, or goes on. */
+  const signalAll = (signal: 'SIGSTOP' | 'SIGCONT') => {
+    if (!child) return;
     process.kill(pid(), signal);
+    try {
+      execFileSync('pkill', [`-${signal.slice(3)}`, '-P', String(pid())]);
+    } catch {
+      // no backend at the moment
+    }
   };
   const stop = async () => {
     if (!child) return;
-    process.kill(pid(), 'SIGINT'); // fast shutdown
+    signalAll('SIGCONT');
+    child.kill('SIGINT'); // fast shutdown: active transactions are rolled back, connections closed
     await exited(child);
     child = null;
   };
@@ -124,11 +133,6 @@ export async function startPostgres(): Promise<OwnServer & { database: string; e
     stop,
     start,
     async destroy() {
-      try {
-        signalAll('SIGCONT');
-      } catch {
-        // not running
-      }
       await stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
