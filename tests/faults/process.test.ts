@@ -65,9 +65,10 @@ test('SIGTERM during a burst of uploads: every client gets an answer, every ackn
 
 test('SIGKILL during a burst, each upload retried with its Idempotency-Key: one image per key, no orphan after the boot sweep', async () => {
   const before = await clean();
-  const keys = Array.from({ length: 8 }, (_, i) => `burst-${Date.now()}-${i}`);
+  const keys = Array.from({ length: 12 }, (_, i) => `burst-${Date.now()}-${i}`);
   const burst = keys.map((key) => upload(photo, { 'Idempotency-Key': key }));
-  await sleep(1500);
+  // Killed as soon as the first upload is acknowledged: the others are in flight.
+  await Promise.race(burst);
   await app.kill();
   const first = await Promise.all(burst);
   console.log(`SIGKILL: first answers ${JSON.stringify(tally(first))}`);
@@ -77,7 +78,7 @@ test('SIGKILL during a burst, each upload retried with its Idempotency-Key: one 
   await app.restart();
   const retried: Answer[] = [];
   for (const key of keys) retried.push(await upload(photo, { 'Idempotency-Key': key }));
-  expect(retried.map((a) => a.status)).toEqual(Array(8).fill(200));
+  expect(retried.map((a) => a.status)).toEqual(Array(12).fill(200));
   // An upload acknowledged before the crash is replayed, not stored again.
   first.forEach((answer, i) => {
     if (answer.status === 200) {
@@ -87,8 +88,9 @@ test('SIGKILL during a burst, each upload retried with its Idempotency-Key: one 
   });
   const after = await clean();
   expect(after).toMatchObject(CLEAN);
-  expect(after.images).toBe(before.images + 8);
-  expect(Number((await db('image_api_idempotent_uploads').whereIn('idempotency_key', keys).count({ n: '*' }))[0].n)).toBe(8);
+  expect(after.images).toBe(before.images + 12);
+  expect(Number((await db('image_api_idempotent_uploads').whereIn('idempotency_key', keys).count({ n: '*' }))[0].n)).toBe(12);
+  expect(first.filter((a) => a.status === 200).length).toBeGreaterThan(0);
 }, 180_000);
 
 test.each([64, 256])('%i concurrent 12 MP uploads: 200 or 503 with Retry-After at once; RSS stays bounded and returns near idle', async (clients) => {
@@ -102,15 +104,24 @@ test.each([64, 256])('%i concurrent 12 MP uploads: 200 or 503 with Retry-After a
   const answers = await Promise.all(Array.from({ length: clients }, () => upload()));
   const burstMs = Date.now() - started;
   clearInterval(sampler);
-  await sleep(5000);
-  const after = rssMb();
+  // Memory comes back once V8 collects the burst's buffers (its memory reducer runs when the process
+  // goes idle): polled, within 60 s.
+  const idleAgain = Date.now();
+  let after = rssMb();
+  while (after >= idle + 100 && Date.now() - idleAgain < 60_000) {
+    await sleep(500);
+    after = rssMb();
+  }
+  const settleMs = Date.now() - idleAgain;
 
+  const failed = answers.filter((a) => a.status === 0).map((a) => a.error);
+  if (failed.length) console.log(`no answer: ${JSON.stringify(tally(failed.map((error) => ({ status: error } as unknown as Answer))))}`);
   const accepted = answers.filter((a) => a.status === 200).map((a) => a.ms).sort((a, b) => a - b);
   const refused = answers.filter((a) => a.status === 503);
   const p50 = accepted[Math.floor(accepted.length / 2)];
   console.log(
     `${clients} x 12 MP: answers ${JSON.stringify(tally(answers))} in ${burstMs} ms; p50 of the 200s ${p50} ms; ` +
-      `slowest 503 ${Math.max(0, ...refused.map((a) => a.ms))} ms; RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, 5 s after ${after.toFixed(0)} MB`
+      `slowest 503 ${Math.max(0, ...refused.map((a) => a.ms))} ms; RSS idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, back to ${after.toFixed(0)} MB ${(settleMs / 1000).toFixed(1)} s after`
   );
   expect(Object.keys(tally(answers)).every((status) => status === '200' || status === '503')).toBe(true);
   expect(accepted.length).toBeGreaterThanOrEqual(16);
@@ -119,7 +130,7 @@ test.each([64, 256])('%i concurrent 12 MP uploads: 200 or 503 with Retry-After a
     expect(answer.body.error.code).toBe(503);
   }
   expect(peak).toBeLessThan(600);
-  expect(after).toBeLessThan(idle + 150);
+  expect(after).toBeLessThan(idle + 100);
   expect(await clean()).toMatchObject(CLEAN);
 }, 300_000);
 

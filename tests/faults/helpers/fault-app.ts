@@ -64,10 +64,11 @@ export async function startFaultApp(env: Record<string, string>, prepare?: (uplo
       });
       child = started;
       let ready = false;
+      const from = output.length; // READY of this start, not of an earlier one
       const timer = setTimeout(() => reject(new Error(`the app did not start:\n${output}`)), 90_000);
       started.stdout!.on('data', (chunk) => {
         output += chunk;
-        if (!ready && output.includes('READY')) {
+        if (!ready && output.indexOf('READY', from) !== -1) {
           ready = true;
           clearTimeout(timer);
           resolve();

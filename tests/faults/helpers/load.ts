@@ -1,5 +1,6 @@
 /** Clients of the fault tests: uploads with a timeout, answers as the client saw them, and the leftovers check. */
 import fs from 'fs';
+import http from 'http';
 import knex, { type Knex } from 'knex';
 
 export interface Answer {
@@ -12,29 +13,62 @@ export interface Answer {
   ms: number;
 }
 
-/** One multipart upload; never throws: no answer is status 0. */
-export async function uploadOnce(url: string, key: string, bytes: Buffer, options: { name?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
-  const form = new FormData();
-  form.append('source', new Blob([bytes], { type: 'image/jpeg' }), options.name ?? 'a.jpg');
+/**
+ * One multipart upload, as a well-behaved client sends it (curl does the same): the body is sent
+ * while the answer is read, and an answer that comes before the body is fully sent (a refusal) is
+ * taken as the answer, the rest of the body left unsent. Never throws: no answer is status 0.
+ */
+export function uploadOnce(url: string, key: string, bytes: Buffer, options: { name?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
+  const boundary = `----faults${Math.random().toString(16).slice(2)}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="source"; filename="${options.name ?? 'a.jpg'}"\r\nContent-Type: image/jpeg\r\n\r\n`
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const started = Date.now();
-  try {
-    const res = await fetch(`${url}/api/1/upload`, {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (answer: Omit<Answer, 'ms'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...answer, ms: Date.now() - started });
+    };
+    const req = http.request(`${url}/api/1/upload`, {
       method: 'POST',
-      headers: { 'X-API-Key': key, ...options.headers },
-      body: form,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 120_000),
+      agent: false,
+      headers: {
+        'X-API-Key': key,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': head.length + bytes.length + tail.length,
+        ...options.headers,
+      },
     });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // not JSON
-    }
-    return { status: res.status, headers: Object.fromEntries(res.headers), body, ms: Date.now() - started };
-  } catch (error) {
-    return { status: 0, headers: {}, body: null, error: String((error as Error)?.cause ?? error), ms: Date.now() - started };
-  }
+    const timer = setTimeout(() => {
+      req.destroy();
+      settle({ status: 0, headers: {}, body: null, error: 'client timeout' });
+    }, options.timeoutMs ?? 120_000);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('error', () => undefined);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        settle({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body });
+        // Answered before the whole body was sent: the rest is not sent.
+        if (!req.writableFinished) req.destroy();
+      });
+    });
+    req.on('error', (error) => settle({ status: 0, headers: {}, body: null, error: String(error) }));
+    req.write(head);
+    req.write(bytes);
+    req.end(tail);
+  });
 }
 
 /** Counts of answers by status, e.g. { 200: 12, 503: 3 }. */

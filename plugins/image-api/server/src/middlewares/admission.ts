@@ -14,6 +14,7 @@ import { getConfig, getService } from '../get-service';
 /** Seconds a client refused for load or a shutdown is asked to wait. */
 export const BUSY_RETRY_AFTER_SECONDS = 2;
 
+
 const hasBody = (ctx: Context) => ctx.get('content-length') !== '' ? Number(ctx.get('content-length')) > 0 : ctx.get('transfer-encoding') !== '';
 
 /** The bytes a request will hold: its declared length, or the largest image when it declares none. */
@@ -29,7 +30,9 @@ export function admission(strapi: Core.Strapi) {
     if (typeof ticket === 'string') {
       const draining = ticket === 'draining';
       const error = errors.unavailable(draining ? 'shutting down' : 'too many uploads in progress, try again shortly', BUSY_RETRY_AFTER_SECONDS);
-      // A keep-alive connection to a process that shuts down is closed after this answer.
+      // The rest of the body is read and discarded: closing the connection on unread data resets
+      // it, and clients (fetch, among others) then lose the answer. A process that shuts down
+      // closes the connection after the answer all the same.
       if (draining) ctx.set('Connection', 'close');
       answerError(ctx, error, answerFormat(ctx.query.format));
       ctx.req.resume();
