@@ -8,6 +8,9 @@ export default ({ env }) => ({
     config: {
       publicUrl: env('PUBLIC_URL'),
       urlAllowlist: env.array('IMAGE_API_URL_ALLOWLIST'),
+      // Behind a load balancer: its addresses (or `loopback`, a CIDR range), so the client's address
+      // comes from X-Forwarded-For; unset, the connection's peer is the client.
+      trustedProxies: env.array('IMAGE_API_TRUSTED_PROXIES'),
       timeZone: env('IMAGE_API_TIME_ZONE'),
       keyHashSecret: env('IMAGE_API_KEY_SECRET'),
       bootstrapKey: env('IMAGE_API_BOOTSTRAP_KEY'),

@@ -103,6 +103,42 @@ describe('in memory', () => {
     }
   });
 
+  test('behind a trusted proxy, guesses lock out the client X-Forwarded-For names, not every client of the proxy', async () => {
+    setLimit('off');
+    app.strapi.config.set('plugin::image-api.failedAuthLimit', '3/minute');
+    app.strapi.config.set('plugin::image-api.trustedProxies', ['loopback']);
+    const from = (forwardedFor: string, key: string) =>
+      app.http.post('/api/1/upload').set('X-API-Key', key).set('X-Forwarded-For', forwardedFor).attach('source', image, 'a.png');
+    try {
+      const key = await app.createKey();
+      // The guesser forges an address in front: the proxy appends the real one, which is counted.
+      for (let i = 0; i < 3; i++) expect((await from(`198.51.100.${i + 50}, 198.51.100.7`, `img_guess${i}`)).status).toBe(401);
+      expect((await from('198.51.100.7', key)).status).toBe(429);
+      // Another client behind the same proxy is not locked out.
+      expect((await from('198.51.100.8', key)).status).toBe(200);
+    } finally {
+      app.strapi.config.set('plugin::image-api.failedAuthLimit', 'off');
+      app.strapi.config.set('plugin::image-api.trustedProxies', []);
+    }
+  });
+
+  test('without trusted proxies, X-Forwarded-For is ignored: a client cannot dodge the lockout with it', async () => {
+    setLimit('off');
+    // 4/minute: counters of its own (the loopback address already used up 3/minute above).
+    app.strapi.config.set('plugin::image-api.failedAuthLimit', '4/minute');
+    try {
+      const key = await app.createKey();
+      for (let i = 0; i < 4; i++) {
+        const res = await app.http.post('/api/1/upload').set('X-API-Key', `img_dodge${i}`).set('X-Forwarded-For', `198.51.100.${i + 90}`).attach('source', image, 'a.png');
+        expect(res.status).toBe(401);
+      }
+      const blocked = await app.http.post('/api/1/upload').set('X-API-Key', key).set('X-Forwarded-For', '198.51.100.99').attach('source', image, 'a.png');
+      expect(blocked.status).toBe(429);
+    } finally {
+      app.strapi.config.set('plugin::image-api.failedAuthLimit', 'off');
+    }
+  });
+
   test('a missing key is not counted as a guess', async () => {
     app.strapi.config.set('plugin::image-api.failedAuthLimit', '1/minute');
     try {

@@ -17,7 +17,7 @@ test('an app that sets nothing gets every default', () => {
     maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, bodyIdleTimeoutMs: 10_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
     imageConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
     keyHashSecret: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
-    redisUrl: null, redisTimeoutMs: 250, redisPrefix: 'image-api',
+    trustedProxies: [], redisUrl: null, redisTimeoutMs: 250, redisPrefix: 'image-api',
   });
 });
 
@@ -68,4 +68,9 @@ test('maxExpiration may not be below minExpiration', () => {
 
 test('an option that does not exist is refused (a typo would otherwise be ignored)', () => {
   expect(() => validateConfig({ maxByte: 5 })).toThrow(/"maxByte" is not allowed/);
+});
+
+test('trusted proxies: addresses, ranges and names are kept, empty entries dropped; anything else refused', () => {
+  expect(load({ trustedProxies: ['127.0.0.1', '10.0.0.0/8', 'loopback', ''] }).trustedProxies).toEqual(['127.0.0.1', '10.0.0.0/8', 'loopback']);
+  expect(() => load({ trustedProxies: ['nginx.internal'] })).toThrow(/trustedProxies/);
 });

@@ -6,6 +6,7 @@
 import Joi from 'joi';
 import { parseRateLimit } from './rate-limit';
 import { parseAllowlist } from './url-allowlist';
+import { compileTrustedProxies } from '../services/runtime/client-address';
 
 export const IMAGE_TYPES = ['jpeg', 'png', 'gif', 'webp', 'bmp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
@@ -105,6 +106,15 @@ const options = {
   rateLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('50/minute,500/hour,1000/day'),
   /** Failed authentications per client address, e.g. "10/minute", or "off". */
   failedAuthLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('10/minute'),
+  /**
+   * Proxies whose X-Forwarded-For is believed for the client's address (addresses, CIDR ranges,
+   * `loopback`, `linklocal`, `uniquelocal`); empty: the connection's peer is the client.
+   */
+  trustedProxies: Joi.array()
+    .items(Joi.string().trim().allow(''))
+    // An empty entry (an environment variable set to nothing) is none.
+    .custom((list: string[]) => grammar(compileTrustedProxies)(list.filter(Boolean)), 'addresses, CIDR ranges or loopback/linklocal/uniquelocal')
+    .default(() => []),
   /** Redis for rate-limit counters shared by every instance; null: in-process memory. */
   redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null),
   /** A Redis command slower than this (ms) counts as Redis being down: memory counters answer instead. */

@@ -9,7 +9,7 @@ export const albumsAction =
   (strapi: Core.Strapi): ActionHandler =>
   async (ctx, sent) => {
     const params = checkAlbumsParams(sent);
-    const key = await getService(strapi, 'access').authenticate(params.key, ctx.request.ip);
+    const key = await getService(strapi, 'access').authenticate(params.key, ctx.req);
     const albums = await getService(strapi, 'media-folder').albumsOf(key.folderId);
     const json = { albums: albums.map(({ id, name, path, imageCount }) => ({ id, name, path, image_count: imageCount })) };
     ctx.set('Cache-Control', 'no-store');

@@ -21,7 +21,7 @@ export const deleteAction =
   (strapi: Core.Strapi): ActionHandler =>
   async (ctx, sent, _state, format) => {
     const params = checkDeleteParams(sent);
-    const key = await getService(strapi, 'access').authenticate(params.key, ctx.request.ip);
+    const key = await getService(strapi, 'access').authenticate(params.key, ctx.req);
     const image = /^[A-Za-z0-9]{1,12}$/.test(params.id) ? await getService(strapi, 'images').findForRemoval(params.id) : null;
     if (!image || !mayDelete(key, image)) throw errors.imageNotFound();
     await getService(strapi, 'image-removal').remove([image]);

@@ -32,7 +32,7 @@ export const uploadAction = (strapi: Core.Strapi): ActionHandler => {
     const config = getConfig(strapi);
     const params = checkUploadParams(sent, config);
     const idempotencyKey = idempotencyKeyOf(ctx);
-    const key = await getService(strapi, 'access').authenticate(params.key, ctx.request.ip);
+    const key = await getService(strapi, 'access').authenticate(params.key, ctx.req);
     const idempotency = getService(strapi, 'idempotency');
     const scope = idempotencyKey === null ? null : { apiKeyId: key.id, key: idempotencyKey };
     // A repeated request: the first upload's answer, stored nothing and charged nothing.
