@@ -12,9 +12,16 @@ describe('a value the plugin cannot use stops the boot, naming the option', () =
     ['IMAGE_API_FAILED_AUTH_LIMIT', '0/second', /failedAuthLimit/],
     ['IMAGE_API_URL_ALLOWLIST', '127.0.0.1,10.0.0.0/33', /urlAllowlist.*10\.0\.0\.0\/33/],
     ['IMAGE_API_URL_ALLOWLIST', 'images.internal/8', /urlAllowlist.*images\.internal\/8/],
+    ['IMAGE_API_TRUSTED_PROXIES', '127.0.0.1,nginx.internal', /trustedProxies/],
   ])('%s=%s', async (name, value, message) => {
     await expect(startApp({ [name]: value })).rejects.toThrow(message);
   });
+});
+
+test('production without PUBLIC_URL does not boot, and says why', async () => {
+  await expect(startApp({ NODE_ENV: 'production', PUBLIC_URL: '' })).rejects.toThrow(
+    /PUBLIC_URL must be set in production: the absolute base URL clients reach the API at/
+  );
 });
 
 describe('applied at boot', () => {
