@@ -109,6 +109,17 @@ describe('with the server running', () => {
     const rows = await app.strapi.db.query('plugin::image-api.api-key').findMany({ where: { description: 'IMAGE_API_BOOTSTRAP_KEY' } });
     expect(rows).toHaveLength(1);
   });
+
+  test('the bootstrap key made sure of by several instances at once: one entry, and none of them fails', async () => {
+    const key = 'img_RaceBootstrapKey0123456789abcdefgh';
+    const keys = app.strapi.plugin('image-api').service('api-keys');
+    // The four lookups run before any insert: all but one insert meet the unique index on key_hash.
+    await expect(Promise.all(Array.from({ length: 4 }, () => keys.ensureBootstrapKey(key)))).resolves.toHaveLength(4);
+    const rows = await app.strapi.db.query('plugin::image-api.api-key').findMany({ where: { key_prefix: 'img_Race' } });
+    expect(rows).toHaveLength(1);
+    const res = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    expect(res.status).toBe(200);
+  });
 });
 
 test('with no server running, on a fresh database', async () => {

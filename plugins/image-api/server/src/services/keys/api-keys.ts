@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import { errors } from '../contract/api-error';
 import { randomId } from '../storage/naming';
 import { getConfig } from '../../get-service';
+import { isUniqueViolation } from '../storage/unique-violation';
 import { ADMIN_USER_UID, API_KEY_UID } from '../../constants';
 
 export const KEY_PREFIX = 'img_';
@@ -236,7 +237,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async ensureBootstrapKey(key: string): Promise<void> {
       const existing = await query().findOne({ where: { key_hash: hashKey(key, secret()) }, select: ['id'] });
       if (existing) return;
-      await this.create({ name: `bootstrap ${displayPrefix(key)}`, description: 'IMAGE_API_BOOTSTRAP_KEY', key });
+      try {
+        await this.create({ name: `bootstrap ${displayPrefix(key)}`, description: 'IMAGE_API_BOOTSTRAP_KEY', key });
+      } catch (error) {
+        // Another instance booting at once created it between the lookup and the insert (the unique
+        // index on key_hash refused the second row): it exists, which is all that was asked.
+        if (!isUniqueViolation(error)) throw error;
+      }
     },
   };
 };

@@ -32,14 +32,6 @@ export interface IdempotencyScope {
 /** StoredImage as the row keeps it: JSON, dates as ISO text, no delete link. */
 type RememberedImage = Omit<StoredImage, 'deleteUrl' | 'createdAt' | 'expiresAt'> & { createdAt: string; expiresAt: string | null };
 
-/** Unique violations, by driver: PostgreSQL SQLSTATE, MySQL errno, SQLite code. */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e = error as { code?: unknown; errno?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.code === '23505' || e.errno === 1062 || e.code === 'SQLITE_CONSTRAINT_UNIQUE') return true;
-  }
-  return false;
-}
-
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = createRowWriter(strapi);
   const table = () => rows.model(IDEMPOTENT_UPLOAD_UID).tableName;
