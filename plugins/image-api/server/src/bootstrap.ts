@@ -4,6 +4,15 @@ import { uploadPathMatcher } from './middlewares/route-scope';
 import { answerClientErrors } from './services/runtime/client-errors';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  try {
+    await setUp(strapi);
+  } finally {
+    // Taken when the plugin registered (services/runtime/boot-lock.ts): the schema is set up now.
+    await getService(strapi, 'boot-lock').release();
+  }
+};
+
+async function setUp(strapi: Core.Strapi) {
   answerClientErrors(strapi.server.httpServer, uploadPathMatcher(strapi));
   // Created at boot so the first concurrent uploads do not race to create it.
   await getService(strapi, 'media-folder').get();
@@ -14,4 +23,4 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const { bootstrapKey } = getConfig(strapi);
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
   getService(strapi, 'expiry-sweep').start();
-};
+}

@@ -24,7 +24,9 @@ function without(fields: string[], value: unknown): void {
   }
 }
 
-export default ({ strapi }: { strapi: Core.Strapi }) => {
+export default async ({ strapi }: { strapi: Core.Strapi }) => {
+  // Held until the end of the plugin's bootstrap: instances booting at once set the schema up in turn.
+  await getService(strapi, 'boot-lock').acquire();
   scopeMiddlewaresToUploadRoutes(strapi);
   redactKeysInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.

@@ -1,4 +1,5 @@
 import access from './keys/access';
+import bootLock from './runtime/boot-lock';
 import apiKeys from './keys/api-keys';
 import debrisSweep from './storage/debris-sweep';
 import expirySweep from './storage/expiry-sweep';
@@ -17,6 +18,7 @@ import uploadRecords from './storage/upload-records';
 
 export default {
   access,
+  'boot-lock': bootLock,
   'api-keys': apiKeys,
   'debris-sweep': debrisSweep,
   'expiry-sweep': expirySweep,
