@@ -3,10 +3,11 @@ import fs from 'fs';
 import path from 'path';
 import { startApp, type TestApp } from '../helpers/app';
 import { png } from '../helpers/fixtures';
+import { testDb } from '../helpers/scratch-db';
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startApp({ IMAGE_API_SWEEP_AFTER_MS: '0', IMAGE_API_DEBRIS_SWEEP_SECONDS: '1' });
+  app = await startApp({ IMAGE_API_SWEEP_AFTER_MS: '0' });
 });
 afterAll(async () => {
   await app?.stop();
@@ -52,11 +53,41 @@ test('debris younger than sweepAfterMs is left alone (an upload in flight on ano
 
 test('the sweep also runs every debrisSweepSeconds, without a restart', async () => {
   app.strapi.config.set('plugin::image-api.sweepAfterMs', 0);
-  const lost = 'periodic-AbCdEfGhIj';
+  // Restarted every second for this test only: the other tests count what their own round swept.
+  const sweep = app.strapi.plugin('image-api').service('debris-sweep');
+  await sweep.stop();
+  app.strapi.config.set('plugin::image-api.debrisSweepSeconds', 1);
+  sweep.start();
+  try {
+    const lost = 'periodic-AbCdEfGhIj';
+    fs.writeFileSync(path.join(app.uploadsDir, `${lost}.png`), 'x');
+    await app.strapi.db.query(PENDING).create({ data: { name: lost, files: [{ hash: lost, ext: '.png' }] } });
+    const started = Date.now();
+    while (fs.existsSync(path.join(app.uploadsDir, `${lost}.png`)) && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 100));
+    expect(fs.existsSync(path.join(app.uploadsDir, `${lost}.png`))).toBe(false);
+    expect(await app.strapi.db.query(PENDING).count({ where: { name: lost } })).toBe(0);
+  } finally {
+    await sweep.stop();
+    app.strapi.config.set('plugin::image-api.debrisSweepSeconds', 300);
+    sweep.start();
+  }
+});
+
+// SQLite is one box: there the lock is always free.
+(testDb() === 'sqlite' ? test.skip : test)('one instance at a time: while another holds the sweep\'s lock, the journal is left to it', async () => {
+  app.strapi.config.set('plugin::image-api.sweepAfterMs', 0);
+  const { databaseLock } = require('../../plugins/image-api/dist/server/services/runtime/database-lock');
+  const elsewhere = await databaseLock(app.strapi, 'strapi-plugin-image-api:debris-sweep').acquire(5000);
+  expect(elsewhere).not.toBeNull();
+  const lost = 'claimed-AbCdEfGhIj';
   fs.writeFileSync(path.join(app.uploadsDir, `${lost}.png`), 'x');
   await app.strapi.db.query(PENDING).create({ data: { name: lost, files: [{ hash: lost, ext: '.png' }] } });
-  const started = Date.now();
-  while (fs.existsSync(path.join(app.uploadsDir, `${lost}.png`)) && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 100));
+  try {
+    expect((await app.strapi.plugin('image-api').service('debris-sweep').run()).uploads).toBe(0);
+    expect(fs.existsSync(path.join(app.uploadsDir, `${lost}.png`))).toBe(true);
+  } finally {
+    await elsewhere.release();
+  }
+  expect((await app.strapi.plugin('image-api').service('debris-sweep').run()).uploads).toBe(1);
   expect(fs.existsSync(path.join(app.uploadsDir, `${lost}.png`))).toBe(false);
-  expect(await app.strapi.db.query(PENDING).count({ where: { name: lost } })).toBe(0);
 });

@@ -74,3 +74,17 @@ test('trusted proxies: addresses, ranges and names are kept, empty entries dropp
   expect(load({ trustedProxies: ['127.0.0.1', '10.0.0.0/8', 'loopback', ''] }).trustedProxies).toEqual(['127.0.0.1', '10.0.0.0/8', 'loopback']);
   expect(() => load({ trustedProxies: ['nginx.internal'] })).toThrow(/trustedProxies/);
 });
+
+test('sweepAfterMs cannot be set below a minute, but in test suites', () => {
+  const saved = process.env.NODE_ENV;
+  try {
+    process.env.NODE_ENV = 'production';
+    expect(() => load({ sweepAfterMs: 0 })).toThrow(/sweepAfterMs.*at least 60000/);
+    expect(() => load({ sweepAfterMs: '59999' })).toThrow(/sweepAfterMs/);
+    expect(load({ sweepAfterMs: '60000' }).sweepAfterMs).toBe(60_000);
+    process.env.NODE_ENV = 'test';
+    expect(load({ sweepAfterMs: 0 }).sweepAfterMs).toBe(0);
+  } finally {
+    process.env.NODE_ENV = saved;
+  }
+});

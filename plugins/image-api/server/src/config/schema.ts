@@ -11,6 +11,9 @@ import { compileTrustedProxies } from '../services/runtime/client-address';
 export const IMAGE_TYPES = ['jpeg', 'png', 'gif', 'webp', 'bmp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
 
+/** The debris sweep's shortest age outside test suites (see sweepAfterMs). */
+export const MIN_SWEEP_AFTER_MS = 60_000;
+
 // An empty string (an environment variable set to nothing) counts as not set: the default applies.
 const positiveInt = () => Joi.number().integer().min(1).empty('');
 /** A positive integer, or null for "decided by the plugin" (the option says how). */
@@ -68,8 +71,20 @@ const options = {
   maxExpiration: positiveInt().min(Joi.ref('minExpiration')).default(15_552_000),
   /** How often each instance sweeps expired images away, in seconds. */
   expirySweepSeconds: positiveInt().default(60),
-  /** The debris sweep removes crash debris older than this (uploads in flight elsewhere are younger). */
-  sweepAfterMs: Joi.number().integer().min(0).empty('').default(10 * 60 * 1000),
+  /**
+   * The debris sweep removes crash debris older than this (uploads in flight elsewhere are younger).
+   * Never below a minute, which outlasts any upload's write-and-record step; test suites
+   * (NODE_ENV=test) may go lower, to see the sweep at work without waiting.
+   */
+  sweepAfterMs: Joi.number()
+    .integer()
+    .min(0)
+    .custom((ms: number) => {
+      if (ms < MIN_SWEEP_AFTER_MS && process.env.NODE_ENV !== 'test') throw new Error(`must be at least ${MIN_SWEEP_AFTER_MS} (ms)`);
+      return ms;
+    }, 'a safe age')
+    .empty('')
+    .default(10 * 60 * 1000),
   /** How often each instance runs the debris sweep (crash debris, Idempotency-Key rows past 24 h), in seconds. */
   debrisSweepSeconds: positiveInt().default(300),
   /** Upload-route requests in flight at once per process; past it, 503 with Retry-After before the body is read. */

@@ -2,11 +2,13 @@
  * The debris sweep: what a crash or a failed cleanup left behind is removed, at boot and then every
  * `debrisSweepSeconds` on every instance: provider files of uploads that never got their records (see
  * journal.ts), per-request temp folders, and Idempotency-Key rows past their 24 hours. Only debris
- * older than `sweepAfterMs` is touched, so uploads in flight (here or on other instances) are safe;
- * two instances sweeping at once delete the same files twice, which is harmless.
+ * older than `sweepAfterMs` (at least a minute; ages on the database's clock) is touched, so uploads
+ * in flight, here or on other instances, are safe. The shared part (journal, Idempotency-Key rows)
+ * is swept by one instance at a time: a round whose lock another instance holds skips it.
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../../get-service';
+import { databaseLock } from '../runtime/database-lock';
 import { periodic } from '../runtime/periodic';
 import { sweepTempFolders, tempRoot } from '../runtime/temp-folders';
 
@@ -17,12 +19,28 @@ export interface DebrisSwept {
 }
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const lock = databaseLock(strapi, 'strapi-plugin-image-api:debris-sweep');
+
+  /** The database's debris, if no other instance is sweeping it right now. */
+  async function sweepShared(olderThanMs: number): Promise<{ uploads: number; idempotencyKeys: number }> {
+    const held = await lock.tryAcquire();
+    if (!held) return { uploads: 0, idempotencyKeys: 0 };
+    try {
+      return {
+        uploads: await getService(strapi, 'journal').sweep(olderThanMs),
+        idempotencyKeys: await getService(strapi, 'idempotency').sweep(),
+      };
+    } finally {
+      await held.release();
+    }
+  }
+
   async function sweep(): Promise<DebrisSwept> {
     const { sweepAfterMs: olderThanMs, tmpDir } = getConfig(strapi);
-    const [uploads, tempFolders, idempotencyKeys] = await Promise.all([
-      getService(strapi, 'journal').sweep(olderThanMs),
+    const [{ uploads, idempotencyKeys }, tempFolders] = await Promise.all([
+      sweepShared(olderThanMs),
+      // Temp folders are this instance's own.
       sweepTempFolders(tempRoot(tmpDir), olderThanMs),
-      getService(strapi, 'idempotency').sweep(),
     ]);
     if (uploads || tempFolders) {
       strapi.log.info(`image-api: swept ${uploads} unfinished upload(s) and ${tempFolders} temp folder(s)`);

@@ -14,6 +14,7 @@ import type { Knex } from 'knex';
 import { IDEMPOTENT_UPLOAD_UID, IMAGE_UID } from '../../constants';
 import { getService } from '../../get-service';
 import type { StoredImage } from '../contract/image-json';
+import { databaseClock } from './database-clock';
 import { createRowWriter } from './sql-rows';
 
 /** How long an Idempotency-Key is remembered. */
@@ -36,7 +37,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = createRowWriter(strapi);
   const table = () => rows.model(IDEMPOTENT_UPLOAD_UID).tableName;
   const column = (attribute: string) => rows.model(IDEMPOTENT_UPLOAD_UID).attributes[attribute].columnName ?? attribute;
-  const freshSince = () => new Date(Date.now() - IDEMPOTENCY_WINDOW_MS);
+  // Ages on the database's clock: every instance agrees on them (database-clock.ts).
+  const clock = databaseClock(strapi);
 
   return {
     /** The delete link secret of the upload made with `scope` (64 hex characters). */
@@ -46,11 +48,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** The answer of the upload made with `scope` in the last 24 hours, if its image is still there. */
     async find(scope: IdempotencyScope): Promise<StoredImage | null> {
-      const row = await strapi.db
-        .connection(table())
-        .select(column('id_encoded'), column('answer'))
-        .where({ [column('api_key_id')]: scope.apiKeyId, [column('idempotency_key')]: scope.key })
-        .andWhere(column('createdAt'), '>', freshSince())
+      const row = await clock
+        .youngerThan(
+          strapi.db.connection(table()).select(column('id_encoded'), column('answer')).where({ [column('api_key_id')]: scope.apiKeyId, [column('idempotency_key')]: scope.key }),
+          column('createdAt'),
+          IDEMPOTENCY_WINDOW_MS
+        )
         .first();
       if (!row) return null;
       const idEncoded: string = row[column('id_encoded')];
@@ -79,12 +82,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await trx(table())
         .where({ [column('api_key_id')]: scope.apiKeyId, [column('idempotency_key')]: scope.key })
         .andWhere((stale) =>
-          stale
-            .where(column('createdAt'), '<=', freshSince())
+          clock
+            .olderThan(stale, column('createdAt'), IDEMPOTENCY_WINDOW_MS)
             .orWhereNotExists((gone) => gone.select(trx.raw('1')).from(images.tableName).whereRaw('?? = ??', [`${images.tableName}.${imageIdColumn}`, `${table()}.${column('id_encoded')}`]))
         )
         .del();
-      const now = new Date();
+      const now = clock.now();
       await rows.insert(
         trx,
         table(),
@@ -102,7 +105,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Deletes rows past their 24 hours; returns how many. */
     async sweep(): Promise<number> {
-      return Number(await strapi.db.connection(table()).where(column('createdAt'), '<=', freshSince()).del());
+      return Number(await clock.olderThan(strapi.db.connection(table()), column('createdAt'), IDEMPOTENCY_WINDOW_MS).del());
     },
   };
 };

@@ -11,6 +11,7 @@
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, PENDING_UPLOAD_UID } from '../../constants';
 import { getService } from '../../get-service';
+import { databaseClock } from './database-clock';
 import { createRowWriter, type Knex } from './sql-rows';
 
 /** A provider file, as the journal names it. */
@@ -22,20 +23,24 @@ export interface JournalledFile {
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const { model, toRow, insert } = createRowWriter(strapi);
   const table = () => model(PENDING_UPLOAD_UID).tableName;
+  const clock = databaseClock(strapi);
+  // Stamped on the database's clock (database-clock.ts): the sweep's ages are measured on it.
+  const stamps = () => {
+    const now = clock.now();
+    return { createdAt: now, updatedAt: now, publishedAt: now };
+  };
 
   return {
     /** Journals an upload about to be written (its own statement, committed at once); returns the row id. */
     async open(name: string, files: JournalledFile[]): Promise<number> {
-      const now = new Date();
-      const row = toRow(PENDING_UPLOAD_UID, { name, files, createdAt: now, updatedAt: now, publishedAt: now });
+      const row = toRow(PENDING_UPLOAD_UID, { name, files, ...stamps() });
       return insert(strapi.db.connection, table(), row);
     },
 
     /** Journals the files of several images in one statement (a deletion about to start). */
     async openMany(entries: Array<{ name: string; files: JournalledFile[] }>): Promise<void> {
       if (entries.length === 0) return;
-      const now = new Date();
-      const rows = entries.map(({ name, files }) => toRow(PENDING_UPLOAD_UID, { name, files, createdAt: now, updatedAt: now, publishedAt: now }));
+      const rows = entries.map(({ name, files }) => toRow(PENDING_UPLOAD_UID, { name, files, ...stamps() }));
       await strapi.db.connection(table()).insert(rows);
     },
 
@@ -55,8 +60,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * number of uploads cleaned.
      */
     async sweep(olderThanMs: number): Promise<number> {
-      const before = new Date(Date.now() - olderThanMs);
-      const stale = await strapi.db.query(PENDING_UPLOAD_UID).findMany({ where: { createdAt: { $lte: before } } });
+      const createdAt = model(PENDING_UPLOAD_UID).attributes.createdAt?.columnName ?? 'created_at';
+      const ids = (await clock.olderThan(strapi.db.connection(table()).select('id'), createdAt, olderThanMs)).map((row: { id: number }) => row.id);
+      if (ids.length === 0) return 0;
+      const stale = await strapi.db.query(PENDING_UPLOAD_UID).findMany({ where: { id: { $in: ids } } });
       let cleaned = 0;
       for (const entry of stale) {
         const recorded = await strapi.db.query(IMAGE_UID).findOne({ where: { name: entry.name }, select: ['id'] });
