@@ -9,7 +9,8 @@ let auth: Record<string, string>;
 let image: Buffer;
 
 beforeAll(async () => {
-  app = await startApp();
+  // 20 uploads at once below: past the default admission limit (16), tested in load-and-slow-bodies.
+  app = await startApp({ IMAGE_API_MAX_REQUESTS_IN_FLIGHT: '64' });
   auth = { Authorization: `Bearer ${await adminToken(app)}` };
   image = await png(40, 30);
 });
