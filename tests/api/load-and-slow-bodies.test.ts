@@ -155,3 +155,17 @@ describe('stalled bodies', () => {
     expect(slow.received()).toMatch(/^HTTP\/1\.1 200 OK/);
   });
 });
+
+// Last: the process does not come back from a shutdown.
+test('shutting down: new requests get 503 "shutting down" with Connection: close, and /_health says so', async () => {
+  await app.strapi.plugin('image-api').service('request-gate').drain(0);
+  const res = await upload();
+  expect(res.status).toBe(503);
+  expect(res.headers['retry-after']).toBe('2');
+  expect(res.headers.connection).toBe('close');
+  expect(res.body.error).toEqual({ message: 'Service unavailable: shutting down', code: 503 });
+  const health = await app.http.get('/_health');
+  expect(health.status).toBe(503);
+  expect(health.body.error.message).toBe('Service unavailable: shutting down');
+  expect(health.body.checks).toEqual({ database: 'up', shutdown: 'in progress' });
+});
