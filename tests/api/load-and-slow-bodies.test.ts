@@ -82,6 +82,31 @@ describe('admission control', () => {
   });
 });
 
+test('a body declared over the size limit gets its 413 even when the gate is full of bytes: it would hold none', async () => {
+  setOption('maxBodyBytesInFlight', 150_000);
+  const held = partialUpload(100_000, 'source=');
+  try {
+    await new Promise((r) => setTimeout(r, 200));
+    const huge = partialUpload(50_000_000, 'source=');
+    await new Promise<void>((resolve) => {
+      const started = Date.now();
+      const poll = setInterval(() => {
+        if (huge.received().includes('}') || Date.now() - started > 3000) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 20);
+    });
+    huge.socket.destroy();
+    expect(huge.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(huge.received()).toContain('"code":313');
+  } finally {
+    held.socket.destroy();
+    await held.closed;
+    setOption('maxBodyBytesInFlight', 200_000_000);
+  }
+});
+
 describe('stalled bodies', () => {
   let errors: string[];
   let spy: jest.SpyInstance;

@@ -7,6 +7,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
 import { answerError } from '../controllers/api/answers';
+import { bodyLimitsFor, maxBodyBytes } from './upload-body';
 import { errors } from '../services/contract/api-error';
 import { answerFormat } from '../services/contract/request-params';
 import { getConfig, getService } from '../get-service';
@@ -17,11 +18,15 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 
 const hasBody = (ctx: Context) => ctx.get('content-length') !== '' ? Number(ctx.get('content-length')) > 0 : ctx.get('transfer-encoding') !== '';
 
-/** The bytes a request will hold: its declared length, or the largest image when it declares none. */
+/**
+ * The bytes a request will hold: its declared length, or the largest image when it declares none. A
+ * body declared over the routes' limit holds nothing: it is refused (413) before a byte is read.
+ */
 function bodyBytes(ctx: Context, maxBytes: number): number {
   if (!hasBody(ctx)) return 0;
   const declared = Number(ctx.get('content-length'));
-  return Number.isFinite(declared) && declared > 0 ? declared : maxBytes;
+  if (!Number.isFinite(declared) || declared <= 0) return maxBytes;
+  return declared > maxBodyBytes(bodyLimitsFor(maxBytes)) ? 0 : declared;
 }
 
 export function admission(strapi: Core.Strapi) {

@@ -28,6 +28,12 @@ export const bodyLimitsFor = (maxBytes: number): BodyLimits => ({
   maxTextBytes: Math.ceil(maxBytes * (4 / 3) * 1.25) + 1_000_000,
 });
 
+/** Room for multipart boundaries, part headers and the small text fields next to the image. */
+export const MULTIPART_OVERHEAD = 1_000_000;
+
+/** The largest body the upload routes read; one declared bigger is refused (413) before a byte is read. */
+export const maxBodyBytes = (limits: BodyLimits) => limits.maxTextBytes + MULTIPART_OVERHEAD;
+
 /** The fields that may carry the image: the parsers keep their bytes as parts. */
 export const SOURCE_PARTS = new Set(['source', 'image']);
 

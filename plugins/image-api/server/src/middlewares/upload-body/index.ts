@@ -13,11 +13,11 @@ import { BufferPool } from '../../services/runtime/buffer-pool';
 import { openRequestScope, type RequestScope } from '../../services/runtime/request-scope';
 import { watchBody, type StallLimits } from '../../services/runtime/stall-watch';
 import { createTempFolders } from '../../services/runtime/temp-folders';
-import { EMPTY_BODY, type BodyLimits, type ParsedBody } from './body';
+import { EMPTY_BODY, maxBodyBytes, type BodyLimits, type ParsedBody } from './body';
 import { parseTextBody } from './form';
-import { MULTIPART_OVERHEAD, parseMultipart } from './multipart';
+import { parseMultipart } from './multipart';
 
-export { bodyLimitsFor, type BodyLimits } from './body';
+export { bodyLimitsFor, maxBodyBytes, type BodyLimits } from './body';
 
 /** What the upload routes find in `ctx.state.imageApi`. */
 export interface UploadRequestState {
@@ -71,7 +71,7 @@ export function uploadBody(settingsOf: () => BodySettings) {
       try {
         const declared = Number(ctx.get('content-length'));
         // A body declared bigger than any acceptable one is refused before a byte is read.
-        if (Number.isFinite(declared) && declared > limits.maxTextBytes + MULTIPART_OVERHEAD) {
+        if (Number.isFinite(declared) && declared > maxBodyBytes(limits)) {
           throw errors.tooBig(limits.maxBytes);
         }
         if (['POST', 'PUT', 'PATCH'].includes(ctx.method)) {

@@ -9,9 +9,6 @@ import type { Context } from 'koa';
 import { errors } from '../../services/contract/api-error';
 import { addField, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
 
-/** Room for multipart boundaries, part headers and the small text fields next to the image. */
-export const MULTIPART_OVERHEAD = 1_000_000;
-
 export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (size: number) => Buffer): Promise<ParsedBody> {
   const fields: TextFields = {};
   const parts: BodyPart[] = [];
