@@ -1,7 +1,11 @@
 // The image API plugin, configured from the environment (.env.example lists the variables). A variable
 // that is unset or empty leaves the plugin's default (plugins/image-api/server/src/config/schema.ts);
 // values arrive as text and the plugin reads numbers from it.
+import { uploadPluginConfig } from './storage/s3';
+
 export default ({ env }) => ({
+  // Where files go: local disk by default, an S3 bucket with UPLOAD_PROVIDER=aws-s3 (config/storage/s3.ts).
+  upload: uploadPluginConfig(env),
   'image-api': {
     enabled: true,
     resolve: './plugins/image-api',
