@@ -16,7 +16,9 @@ error_log ${dir}/error.log warn;
 daemon off;
 events { worker_connections 1024; }
 http {
-  access_log ${dir}/access.log;
+  # Which instance served each request (the cluster test reads it).
+  log_format upstream '$remote_addr "$request" $status $upstream_addr $request_time';
+  access_log ${dir}/access.log upstream;
   client_body_temp_path ${dir}/temp/body;
   proxy_temp_path ${dir}/temp/proxy;
   fastcgi_temp_path ${dir}/temp/fastcgi;

@@ -1,0 +1,26 @@
+# The image API as a container: the Strapi app with the plugin, built for production.
+# Written to work but never run here (this machine has no Docker); see README, Deployment.
+#
+#   docker build -t image-api .
+#   docker compose up            (docker-compose.yml: 2 instances, nginx, PostgreSQL, Redis, MinIO)
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# sharp ships its native binary in an npm package; nothing else needs a compiler.
+COPY package.json package-lock.json ./
+COPY plugins/image-api/package.json plugins/image-api/
+RUN npm ci --no-audit --no-fund
+COPY . .
+# The admin panel and the server are built once, into dist/; secrets come at run time.
+RUN NODE_ENV=production npm run build:plugin && NODE_ENV=production npx strapi build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=1337
+COPY --from=build /app /app
+# No .env in the image: every secret comes from the environment (see docker-compose.yml).
+RUN rm -f .env && chown -R node:node /app
+USER node
+EXPOSE 1337
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/_health').then(r=>process.exit(r.status===204?0:1),()=>process.exit(1))"
+CMD ["node", "node_modules/@strapi/strapi/bin/strapi.js", "start"]

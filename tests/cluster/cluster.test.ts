@@ -1,0 +1,235 @@
+/**
+ * Two production instances behind nginx, on their own PostgreSQL, Redis and Ceph S3, started by
+ * `npm run cluster` (README, Deployment). Everything goes through the balancer unless a test is
+ * about one instance; clients are told apart by their loopback source address (127.0.0.2, ...).
+ */
+import crypto from 'crypto';
+import { apikey, bucketKeys, loggedRequests, multipart, openDatabase, request, servedBy, sleep, startCluster, uploadFile, type Cluster } from './helpers/cluster';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
+import { jpeg, png } from '../helpers/fixtures';
+import type { Knex } from 'knex';
+
+let cluster: Cluster;
+let fixtures: FixtureServer;
+let db: Knex;
+const md5 = (bytes: Buffer) => crypto.createHash('md5').update(bytes).digest('hex');
+
+/** Each image record with the bucket objects its file row points at: the original and both variants. */
+async function recordedObjects(): Promise<Array<{ name: string; objects: string[] }>> {
+  const { endpoint, bucket } = cluster.state.s3;
+  const prefix = `${endpoint}/${bucket}/`;
+  const rows: Array<{ name: string; url: string; formats: unknown }> = await db('image_api_images as i')
+    .leftJoin('files as f', 'f.hash', 'i.name')
+    .select('i.name', 'f.url', 'f.formats');
+  return rows.map(({ name, url, formats }) => {
+    const variants = (typeof formats === 'string' ? JSON.parse(formats) : formats) as Record<string, { url: string }> | null;
+    const urls = [url, ...Object.values(variants ?? {}).map((v) => v.url)];
+    // A record lacking its file row or a variant names fewer than three objects: counted as missing.
+    return { name, objects: urls.length === 3 && urls.every(Boolean) ? urls.map((u) => u.slice(prefix.length)) : [`${name} (incomplete record)`] };
+  });
+}
+
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  cluster = await startCluster(2, {
+    IMAGE_API_URL_ALLOWLIST: '127.0.0.1',
+    IMAGE_API_RATE_LIMIT: 'off',
+    IMAGE_API_FAILED_AUTH_LIMIT: '10/minute',
+    // The shortest safe age, and a round every 5 s: the kill test sees the sweep within ~70 s.
+    IMAGE_API_SWEEP_AFTER_MS: '60000',
+    IMAGE_API_DEBRIS_SWEEP_SECONDS: '5',
+  });
+  db = openDatabase(cluster.state);
+}, 900_000);
+
+afterAll(async () => {
+  await db?.destroy();
+  const code = await cluster?.stop();
+  await fixtures?.close();
+  expect(code).toBe(0);
+}, 120_000);
+
+describe('storage on S3 through the balancer', () => {
+  test('a file, a base64 string and a URL each land in the bucket as original, .th and .md, served from S3', async () => {
+    const { url, key, s3 } = cluster.state;
+    const file = await png(640, 480);
+    const base64 = await jpeg(800, 600);
+    const remote = await png(300, 900);
+    fixtures.add('remote.png', remote, 'image/png');
+    const logged = loggedRequests(cluster.state);
+    const answers = [
+      await uploadFile(url, key, file, { name: 'file.png' }),
+      await request(`${url}/api/1/upload`, { method: 'POST', ...multipart({ key, source: base64.toString('base64') }) }),
+      await request(`${url}/api/1/upload`, { method: 'POST', ...multipart({ key, source: fixtures.url('/img/remote.png') }) }),
+    ];
+    const sent = [file, base64, remote];
+    const objects = await bucketKeys(cluster.state);
+    for (const [index, answer] of answers.entries()) {
+      expect(answer.status).toBe(200);
+      const image = answer.json.image;
+      expect(image.storage).toBe('aws-s3');
+      expect(image.url_viewer).toBe(`${url}/image/${image.id_encoded}`);
+      expect(image.md5).toBe(md5(sent[index]));
+      for (const [variant, expectedWidth] of [[image, image.width], [image.thumb, 160], [image.medium, Math.min(500, image.width)]] as const) {
+        const objectName = variant.filename;
+        expect(variant.url).toBe(`${s3.endpoint}/${s3.bucket}/${objectName}`);
+        expect(objects).toContain(objectName);
+        const served = await fetch(variant.url);
+        expect(served.status).toBe(200);
+        expect(served.headers.get('content-type')).toBe(image.mime);
+        const bytes = Buffer.from(await served.arrayBuffer());
+        expect(bytes.length).toBe(variant.size);
+        expect(variant.width).toBe(expectedWidth);
+      }
+      // The original's bytes are the client's (no metadata to strip in these fixtures).
+      expect(md5(Buffer.from(await (await fetch(image.url)).arrayBuffer()))).toBe(md5(sent[index]));
+    }
+    // Both instances took part.
+    expect(servedBy(cluster.state, /"POST \/api\/1\/upload/, logged).size).toBe(2);
+  });
+
+  test("the admin panel's CSP lets it show images from the bucket", async () => {
+    const answer = await request(`${cluster.state.url}/admin`);
+    expect(answer.status).toBe(200);
+    const csp = String(answer.headers['content-security-policy']);
+    expect(csp).toMatch(new RegExp(`img-src [^;]*${cluster.state.s3.endpoint.replace(/[.:/]/g, '\\$&')}`));
+    expect(csp).toMatch(new RegExp(`media-src [^;]*${cluster.state.s3.endpoint.replace(/[.:/]/g, '\\$&')}`));
+  });
+});
+
+describe('state shared by the instances', () => {
+  test("the viewer's views count is exact under 60 concurrent views on both instances", async () => {
+    const { url, key } = cluster.state;
+    const logged = loggedRequests(cluster.state);
+    const upload = await uploadFile(url, key, await png(200, 200));
+    expect(upload.status).toBe(200);
+    const id = upload.json.image.id_encoded;
+    const views = await Promise.all(Array.from({ length: 60 }, () => request(`${url}/image/${id}`)));
+    expect(views.map((v) => v.status)).toEqual(Array(60).fill(200));
+    const served = servedBy(cluster.state, new RegExp(`"GET /image/${id} `), logged);
+    expect([...served.values()].reduce((a, b) => a + b, 0)).toBe(60);
+    expect(served.size).toBe(2);
+    const row = await db('image_api_images').where({ id_encoded: id }).first('views');
+    expect(Number(row.views)).toBe(60);
+  });
+
+  test("one key's rate limit holds across both instances (Redis)", async () => {
+    const { url } = cluster.state;
+    const key = await apikey(cluster.state, 'create', '--name', 'five-a-minute', '--rate-limit', '5/minute');
+    expect(key).toMatch(/^img_/);
+    const image = await png(64, 64);
+    const logged = loggedRequests(cluster.state);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await uploadFile(url, key, image)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    // The eight went to both instances.
+    const byInstance = servedBy(cluster.state, /"POST \/api\/1\/upload/, logged);
+    expect(byInstance.size).toBe(2);
+  });
+
+  test('a revoked key is refused by both instances within the key cache time (2 s)', async () => {
+    const key = await apikey(cluster.state, 'create', '--name', 'to-revoke');
+    const image = await png(32, 32);
+    // Both instances have the key cached as valid.
+    for (const instance of cluster.state.instances) expect((await uploadFile(instance.url, key, image)).status).toBe(200);
+    await apikey(cluster.state, 'revoke', 'to-revoke');
+    const revokedAt = Date.now();
+    const refusedAfter: number[] = [];
+    for (const instance of cluster.state.instances) {
+      for (;;) {
+        const answer = await uploadFile(instance.url, key, image);
+        if (answer.status !== 200) {
+          expect(answer.status).toBe(403);
+          refusedAfter.push(Date.now() - revokedAt);
+          break;
+        }
+        expect(Date.now() - revokedAt).toBeLessThan(2500);
+        await sleep(100);
+      }
+    }
+    expect(Math.max(...refusedAfter)).toBeLessThan(2500);
+    expect((await uploadFile(cluster.state.url, key, image)).status).toBe(403);
+  });
+
+  test("failed authentications lock out the guessing client's address only, whatever X-Forwarded-For it sends", async () => {
+    const { url, key } = cluster.state;
+    const image = await png(32, 32);
+    const guesser = '127.0.0.2';
+    for (let i = 0; i < 10; i++) {
+      // A forged X-Forwarded-For does not make the guesses someone else's: nginx replaces it.
+      const answer = await uploadFile(url, `img_wrong${i}`, image, { from: guesser, headers: { 'X-Forwarded-For': `127.0.0.${50 + i}` } });
+      expect(answer.status).toBe(401);
+    }
+    const locked = await uploadFile(url, key, image, { from: guesser });
+    expect(locked.status).toBe(429);
+    expect(locked.json.error.message).toMatch(/failed authentication/);
+    // Locked on both instances (the counter is in Redis), with a key that is valid.
+    for (const instance of cluster.state.instances) {
+      // Direct to an instance, the peer is not a trusted proxy: X-Forwarded-For is ignored there.
+      expect((await uploadFile(instance.url, key, image, { from: guesser })).status).toBe(429);
+    }
+    // Other clients are not affected, through the balancer or directly.
+    expect((await uploadFile(url, key, image, { from: '127.0.0.3' })).status).toBe(200);
+    expect((await uploadFile(url, key, image, { from: '127.0.0.4', headers: { 'X-Forwarded-For': guesser } })).status).toBe(200);
+  });
+});
+
+describe('an instance killed mid-burst', () => {
+  test('kill -9 leaves no record without its objects and, after the periodic sweep, no orphan object', async () => {
+    const { url, key, instances } = cluster.state;
+    const images = await Promise.all(Array.from({ length: 24 }, (_, i) => jpeg(1600 + i, 1200, 92)));
+    const before = (await db('image_api_images').count({ n: '*' }))[0].n;
+    const keys = images.map(() => crypto.randomUUID());
+    const burst = Promise.all(
+      images.map(async (bytes, i) => {
+        await sleep(i * 40); // a steady stream, so some are in flight whenever the kill comes
+        return uploadFile(url, key, bytes, { headers: { 'Idempotency-Key': keys[i] } });
+      })
+    );
+    const burstStarted = Date.now();
+    await sleep(500);
+    process.kill(instances[1].pid, 'SIGKILL');
+    const answers = await burst;
+    console.log(`the burst took ${((Date.now() - burstStarted) / 1000).toFixed(1)} s`);
+    const statuses = answers.map((a) => a.status);
+    const failed = statuses.filter((s) => s !== 200).length;
+    console.log(`kill -9 mid-burst: ${JSON.stringify(statuses.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {}))}`);
+    expect(statuses.every((s) => s === 200 || s === 502)).toBe(true);
+
+    // At once: every record has its three objects.
+    const complete = async () => {
+      const objects = new Set(await bucketKeys(cluster.state));
+      const records = await recordedObjects();
+      const missing = records.flatMap((r) => r.objects.filter((o) => !objects.has(o)));
+      const known = new Set(records.flatMap((r) => r.objects));
+      const orphans = [...objects].filter((o) => !known.has(o));
+      const journal = Number((await db('image_api_pending_uploads').count({ n: '*' }))[0].n);
+      return { missing, orphans, journal, records: records.length };
+    };
+    const atOnce = await complete();
+    expect(atOnce.missing).toEqual([]);
+    console.log(`right after the kill: ${atOnce.orphans.length} orphan objects, ${atOnce.journal} journal rows`);
+
+    // After the surviving instance's periodic sweep (age 60 s, a round every 5 s): no orphan.
+    const killedAt = Date.now();
+    let after = atOnce;
+    while ((after.orphans.length || after.journal) && Date.now() - killedAt < 120_000) {
+      await sleep(2000);
+      after = await complete();
+    }
+    console.log(`swept ${atOnce.orphans.length} orphan objects ${((Date.now() - killedAt) / 1000).toFixed(0)} s after the kill`);
+    expect(after).toEqual({ missing: [], orphans: [], journal: 0, records: after.records });
+
+    // The clients whose upload failed retry with the same Idempotency-Key: each image is stored once.
+    const retriesStarted = Date.now();
+    for (const [i, answer] of answers.entries()) {
+      if (answer.status === 200) continue;
+      expect((await uploadFile(url, key, images[i], { headers: { 'Idempotency-Key': keys[i] } })).status).toBe(200);
+    }
+    console.log(`the retries took ${((Date.now() - retriesStarted) / 1000).toFixed(1)} s`);
+    expect(Number((await db('image_api_images').count({ n: '*' }))[0].n) - Number(before)).toBe(24);
+    // The kill did come mid-burst: some uploads were in flight on the killed instance.
+    expect(failed).toBeGreaterThan(0);
+    expect((await complete()).orphans).toEqual([]);
+  });
+});

@@ -1,0 +1,197 @@
+/**
+ * The cluster under test, started by the same script an operator runs (`npm run cluster`), and the
+ * clients the tests use against it: HTTP from a chosen loopback source address (each address is a
+ * different client to nginx), the bucket through the S3 API, the database, the key CLI.
+ */
+import { execFile, spawn, type ChildProcess } from 'child_process';
+import fs from 'fs';
+import http from 'http';
+import os from 'os';
+import path from 'path';
+import { promisify } from 'util';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import knex, { type Knex } from 'knex';
+
+const APP_DIR = path.join(__dirname, '..', '..', '..');
+
+export interface ClusterState {
+  pid: number;
+  dir: string;
+  url: string;
+  key: string;
+  instances: Array<{ index: number; port: number; pid: number; url: string; log: string }>;
+  pids: Record<string, number>;
+  database: Record<string, string> & { port: number };
+  redis: { url: string };
+  s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string };
+  environment: Record<string, string>;
+}
+
+export interface Cluster {
+  state: ClusterState;
+  output(): string;
+  /** Stops it as Ctrl-C would; resolves with the script's exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** `npm run cluster -- --instances N --dir <scratch>`, with extra environment for the instances. */
+export async function startCluster(instances: number, env: Record<string, string>): Promise<Cluster> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-cluster-'));
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, [path.join(APP_DIR, 'scripts', 'cluster.js'), '--instances', String(instances), '--dir', dir], {
+    cwd: APP_DIR,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the cluster did not start in 10 minutes:\n${output}`)), 600_000);
+    const poll = setInterval(() => {
+      if (output.includes('READY')) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve();
+      }
+    }, 200);
+    void exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`the cluster script exited with ${code}:\n${output}`));
+    });
+  });
+  const state: ClusterState = JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8'));
+  return {
+    state,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json: any;
+}
+
+/**
+ * One request from `from` (a loopback source address: 127.0.0.2, 127.0.0.3... are different
+ * clients to nginx). Status 0: no answer (the connection failed).
+ */
+export function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string | number>; body?: Buffer; from?: string; timeoutMs?: number } = {}
+): Promise<Answer> {
+  return new Promise((resolve) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, localAddress: options.from, agent: false });
+    const timer = setTimeout(() => req.destroy(new Error('client timeout')), options.timeoutMs ?? 60_000);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('error', () => undefined);
+      res.on('end', () => {
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: any = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ status: 0, headers: {}, text: String(error), json: null });
+    });
+    req.end(options.body);
+  });
+}
+
+/** A multipart body with text fields and, optionally, a file in the `source` field. */
+export function multipart(fields: Record<string, string>, file?: { bytes: Buffer; name: string; type: string }) {
+  const boundary = `----cluster${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  }
+  if (file) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="source"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
+    parts.push(file.bytes, Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  const body = Buffer.concat(parts);
+  return { body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': body.length } };
+}
+
+/** An upload of a file through `url` (the balancer or an instance). */
+export function uploadFile(url: string, key: string, bytes: Buffer, options: { from?: string; headers?: Record<string, string>; name?: string } = {}) {
+  const { body, headers } = multipart({ key }, { bytes, name: options.name ?? 'photo.png', type: 'image/png' });
+  return request(`${url}/api/1/upload`, { method: 'POST', body, headers: { ...headers, ...options.headers }, from: options.from });
+}
+
+/** Every object key in the bucket. */
+export async function bucketKeys(state: ClusterState): Promise<string[]> {
+  const client = new S3Client({
+    endpoint: state.s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: state.s3.accessKeyId, secretAccessKey: state.s3.secretAccessKey },
+  });
+  const keys: string[] = [];
+  let token: string | undefined;
+  try {
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: state.s3.bucket, ContinuationToken: token }));
+      keys.push(...(page.Contents ?? []).map((object) => object.Key!));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  } finally {
+    client.destroy();
+  }
+  return keys.sort();
+}
+
+export const openDatabase = (state: ClusterState): Knex =>
+  knex({
+    client: 'pg',
+    connection: { host: '127.0.0.1', port: Number(state.database.port), user: 'postgres', database: state.database.DATABASE_NAME },
+    pool: { min: 0, max: 2 },
+  });
+
+/** The key CLI (`npm run apikey`), run with the instances' environment as an operator would. */
+export async function apikey(state: ClusterState, ...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(APP_DIR, 'scripts', 'apikey.js'), ...args], {
+    cwd: APP_DIR,
+    env: { ...process.env, ...state.environment, LOG_LEVEL: 'error' },
+    timeout: 120_000,
+  });
+  return stdout.trim().split('\n').pop()!;
+}
+
+const accessLog = (state: ClusterState) => fs.readFileSync(path.join(state.dir, 'nginx', 'access.log'), 'utf8').split('\n').filter(Boolean);
+
+/** How many requests nginx has logged so far (to look only at later ones with servedBy). */
+export const loggedRequests = (state: ClusterState) => accessLog(state).length;
+
+/**
+ * How many requests whose log line matches `pattern` each instance served (by its address), from
+ * nginx's access log, skipping the first `skip` lines.
+ */
+export function servedBy(state: ClusterState, pattern: RegExp, skip = 0): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of accessLog(state).slice(skip)) {
+    if (!pattern.test(line)) continue;
+    const upstream = line.trim().split(' ').at(-2)!;
+    counts.set(upstream, (counts.get(upstream) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
