@@ -6,7 +6,7 @@
  *
  * Starts `npm run cluster` (nginx, N instances, PostgreSQL, Redis, Ceph S3) in a scratch folder,
  * uploads each fixture `--uploads` times through the balancer with `--concurrency` clients, and
- * reads from /proc the CPU time (user + system) every process group used meanwhile: the instances,
+ * reads from /proc the CPU time (user + system) each part's processes used meanwhile: the instances,
  * nginx, PostgreSQL (postmaster and backends), Redis, and Ceph (monitor, OSD, radosgw). Prints ms of
  * CPU per upload for each, and what that means in uploads per second per core. CPU time, not req/s:
  * on 2 cores the parts compete, and req/s measures the box, not the parts. Only loopback traffic.
@@ -31,25 +31,41 @@ const { values: opts } = parseArgs({
   },
 });
 
-/** CPU ms (user + system, reaped children included) of every process in the group `pgid`. */
-function groupCpuMs(pgid) {
-  let ticks = 0;
+/** Every process now: its parent and its CPU ticks (user + system, reaped children included). */
+function processTable() {
+  const table = new Map();
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     let stat;
     try {
       stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     } catch {
-      continue;
+      continue; // ended meanwhile
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) !== pgid) continue;
-    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    table.set(Number(pid), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
+  }
+  return table;
+}
+
+/**
+ * CPU ms of the process `root` and all its descendants (PostgreSQL's backends and nginx's workers
+ * are children of their master; a process group would miss the backends, each its own session).
+ */
+function treeCpuMs(table, root) {
+  let ticks = 0;
+  for (const [pid, entry] of table) {
+    for (let p = pid; p > 1; p = table.get(p)?.ppid ?? 0) {
+      if (p === root) {
+        ticks += entry.ticks;
+        break;
+      }
+    }
   }
   return ticks * (1000 / 100);
 }
 
-/** The parts, each a list of process groups (every server was started as its own group). */
+/** The parts, each a list of root processes. */
 const partsOf = (state) => ({
   'instances (all)': state.instances.map((i) => i.pid),
   nginx: [state.pids.nginx],
@@ -59,7 +75,10 @@ const partsOf = (state) => ({
   'Ceph OSD + monitor': [state.pids['ceph-osd'], state.pids['ceph-mon']],
 });
 
-const cpuOf = (parts) => Object.fromEntries(Object.entries(parts).map(([name, pgids]) => [name, pgids.reduce((sum, g) => sum + groupCpuMs(g), 0)]));
+const cpuOf = (parts) => {
+  const table = processTable();
+  return Object.fromEntries(Object.entries(parts).map(([name, roots]) => [name, roots.reduce((sum, root) => sum + treeCpuMs(table, root), 0)]));
+};
 
 function startCluster(instances) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-bench-cluster-'));

@@ -109,6 +109,7 @@ describe('state shared by the instances', () => {
     const served = servedBy(cluster.state, new RegExp(`"GET /image/${id} `), logged);
     expect([...served.values()].reduce((a, b) => a + b, 0)).toBe(60);
     expect(served.size).toBe(2);
+    console.log(`60 concurrent views served by ${JSON.stringify(Object.fromEntries(served))}`);
     const row = await db('image_api_images').where({ id_encoded: id }).first('views');
     expect(Number(row.views)).toBe(60);
   });
@@ -124,6 +125,7 @@ describe('state shared by the instances', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
     // The eight went to both instances.
     const byInstance = servedBy(cluster.state, /"POST \/api\/1\/upload/, logged);
+    console.log(`rate limit 5/minute: ${statuses.join(' ')}; served by ${JSON.stringify(Object.fromEntries(byInstance))}`);
     expect(byInstance.size).toBe(2);
   });
 
@@ -147,6 +149,7 @@ describe('state shared by the instances', () => {
         await sleep(100);
       }
     }
+    console.log(`revocation refused by the instances ${refusedAfter.map((ms) => `${ms} ms`).join(' and ')} after the CLI returned`);
     expect(Math.max(...refusedAfter)).toBeLessThan(2500);
     expect((await uploadFile(cluster.state.url, key, image)).status).toBe(403);
   });
