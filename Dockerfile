@@ -11,8 +11,10 @@ COPY package.json package-lock.json ./
 COPY plugins/image-api/package.json plugins/image-api/
 RUN npm ci --no-audit --no-fund
 COPY . .
-# The admin panel and the server are built once, into dist/; secrets come at run time.
-RUN NODE_ENV=production npm run build:plugin && NODE_ENV=production npx strapi build && npm prune --omit=dev
+# The admin panel and the server are built once, into dist/; secrets come at run time. The build
+# loads the configuration, which in production requires PUBLIC_URL: the admin bundle uses only its
+# path (the panel calls the origin it was loaded from), so any absolute URL will do here.
+RUN npm run build:plugin && NODE_ENV=production PUBLIC_URL=http://localhost npx strapi build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
