@@ -12,6 +12,8 @@ export default ({ env }) => ({
     config: {
       publicUrl: env('PUBLIC_URL'),
       urlAllowlist: env.array('IMAGE_API_URL_ALLOWLIST'),
+      // imgbb's upload path at the server root (default /1/upload); "off" turns the dialect off.
+      imgbbPath: env('IMAGE_API_IMGBB_PATH') === 'off' ? null : env('IMAGE_API_IMGBB_PATH'),
       // Behind a load balancer: its addresses (or `loopback`, a CIDR range), so the client's address
       // comes from X-Forwarded-For; unset, the connection's peer is the client.
       trustedProxies: env.array('IMAGE_API_TRUSTED_PROXIES'),

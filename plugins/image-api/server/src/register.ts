@@ -7,6 +7,7 @@ import { configureImageWork } from './services/images/image-work';
 import { restrictDecoders } from './services/images/image-decoders';
 import { getService, getConfig } from './get-service';
 import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
+import { imgbbRoutes } from './routes/imgbb';
 import { pageRoutes } from './routes/pages';
 
 /** Fields that never leave the server, by content type: secrets' hashes and copies, and bookkeeping. */
@@ -50,8 +51,9 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  // The viewer page and the delete link live outside the /api prefix.
+  // The viewer page, the delete link and the imgbb dialect's upload path live outside the /api prefix.
   strapi.server.routes(pageRoutes(strapi));
+  strapi.server.routes(imgbbRoutes(strapi));
 
   strapi.db.lifecycles.subscribe({
     models: [FILE_UID],

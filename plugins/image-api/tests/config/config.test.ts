@@ -11,7 +11,7 @@ function load(appConfig: Record<string, unknown>) {
 
 test('an app that sets nothing gets every default', () => {
   expect(load({})).toEqual({
-    publicUrl: null, maxBytes: 10_000_000, maxPixels: 100_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'],
+    publicUrl: null, imgbbPath: '/1/upload', maxBytes: 10_000_000, maxPixels: 100_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'],
     thumbSize: 160, mediumWidth: 500, jpegQuality: 85, timeZone: 'UTC', fetchTimeoutMs: 15_000, fetchMaxRedirects: 5,
     urlAllowlist: [], corsOrigins: ['*'], minExpiration: 60, maxExpiration: 15_552_000, expirySweepSeconds: 60, sweepAfterMs: 600_000, debrisSweepSeconds: 300,
     maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, bodyIdleTimeoutMs: 10_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
@@ -39,6 +39,11 @@ test('values are kept, numbers given as text are read as numbers', () => {
   });
 });
 
+test('imgbbPath: another absolute path, or null for none', () => {
+  expect(load({ imgbbPath: '/imgbb/1/upload' }).imgbbPath).toBe('/imgbb/1/upload');
+  expect(load({ imgbbPath: null }).imgbbPath).toBeNull();
+});
+
 test('a list option replaces the default list (Strapi\'s merge would pad it with the defaults)', () => {
   const loaded = load({ allowedTypes: ['png'], corsOrigins: ['https://a.example'] });
   expect(loaded.allowedTypes).toEqual(['png']);
@@ -52,7 +57,7 @@ test.each([
   ['heapGrowingPercent', 0], ['heapGrowingPercent', 301], ['heapGrowingPercent', 1.5], ['keyCacheMs', 5001],
   ['rateLimit', '0/minute'], ['rateLimit', '5/week'], ['failedAuthLimit', '0/second'], ['urlAllowlist', ['10.0.0.0/33']], ['urlAllowlist', ['host/8']],
   ['keepExif', 'yes'], ['tmpDir', 'relative/path'], ['redisUrl', 'http://127.0.0.1:6379'], ['imageConcurrency', 0],
-  ['minExpiration', 0], ['expirySweepSeconds', 0],
+  ['minExpiration', 0], ['expirySweepSeconds', 0], ['imgbbPath', '1/upload'], ['imgbbPath', '/1/upload/'], ['imgbbPath', '/a b'],
 ])('refuses %s = %j, naming the option', (option, value) => {
   expect(() => validateConfig({ [option]: value })).toThrow(new RegExp(`^image-api config: "${option}`));
 });

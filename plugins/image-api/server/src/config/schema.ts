@@ -61,6 +61,15 @@ const options = {
     .items(Joi.string().allow(''))
     .custom(grammar(parseAllowlist), 'the URL allow-list grammar')
     .default(() => []),
+  /**
+   * The imgbb dialect's upload path, at the server root (contract §10): imgbb clients need only a new
+   * host. null turns it off.
+   */
+  imgbbPath: Joi.string<string | null>()
+    .pattern(/^\/[A-Za-z0-9._~\/-]*[^/]$/, { name: 'absolute path' })
+    .allow(null)
+    .empty('')
+    .default('/1/upload'),
   /** `Access-Control-Allow-Origin` values; `['*']` allows any origin. */
   corsOrigins: Joi.array()
     .items(Joi.string())

@@ -13,12 +13,13 @@ import { getConfig } from '../get-service';
 
 type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi }) => Middleware | undefined;
 
-/** `/api/<digits>/...`: the upload dialect's namespace. */
+/** `/api/<digits>/...` (the upload dialect's namespace) and the imgbb dialect's path (`imgbbPath`). */
 export function uploadPathMatcher(strapi: Core.Strapi) {
   const prefix = (strapi.config.get('api.rest.prefix') as string) ?? '/api';
   const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = new RegExp(`^${escaped}/\\d+(/.*)?$`);
-  return (path: string) => pattern.test(path);
+  const imgbb = getConfig(strapi).imgbbPath;
+  return (path: string) => pattern.test(path) || (imgbb !== null && (path === imgbb || path === `${imgbb}/`));
 }
 
 function corsFor(strapi: Core.Strapi): Middleware {

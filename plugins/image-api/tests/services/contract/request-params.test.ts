@@ -26,7 +26,7 @@ describe('gathering', () => {
 
   test('the first value of a repeated field; the source from query, fields and parts together; names as sent', () => {
     expect(gatherParams(ctx({ source: 'http://a/b.png', nsfw: ['1', '0'], album_id: '4' }), { fields: { action: 'upload', id: 'Ab12' }, parts: [] })).toEqual({
-      key: null, action: 'upload', format: null, source: { kind: 'url', url: 'http://a/b.png' }, title: null, description: null, nsfw: '1',
+      key: null, action: 'upload', format: null, source: { kind: 'url', url: 'http://a/b.png' }, sourceField: 'source', title: null, description: null, nsfw: '1',
       width: null, albumId: '4', expiration: null, id: 'Ab12',
     });
   });

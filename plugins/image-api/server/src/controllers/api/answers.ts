@@ -24,6 +24,8 @@ export interface Success {
   message: string;
   /** What the JSON envelope holds besides the status (`image`, `albums`). */
   json?: Record<string, unknown>;
+  /** A JSON answer in another dialect's shape, sent as it is instead of the envelope. */
+  whole?: Record<string, unknown>;
   /** The txt answer. */
   text: string;
   /** Where a redirect goes; without one, a redirect answers as JSON. */
@@ -38,7 +40,7 @@ export const successBody = (message: string, json: Record<string, unknown> = {})
   status_txt: 'OK',
 });
 
-export function answerSuccess(ctx: Context, format: Format, { message, json, text, location }: Success): void {
+export function answerSuccess(ctx: Context, format: Format, { message, json, whole, text, location }: Success): void {
   if (format === 'redirect' && location) {
     ctx.status = 302;
     ctx.set('Location', location);
@@ -48,6 +50,6 @@ export function answerSuccess(ctx: Context, format: Format, { message, json, tex
     ctx.body = text;
   } else {
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = successBody(message, json);
+    ctx.body = whole ?? successBody(message, json);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * `/api/<version>/<action>`: the dialect's checks every request meets (its body, the version, the
  * action, the method), then the action: upload, delete, albums. Each answers in the format asked.
+ * `imgbbPath` (`/1/upload`): the imgbb dialect, always an upload, answered in imgbb's shape.
  */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
@@ -13,8 +14,11 @@ import { answerError } from './answers';
 import { deleteAction } from './delete';
 import { uploadAction } from './upload';
 
+/** The answer shapes of a success: the API's own, or imgbb's (contract §10). */
+export type Dialect = 'api' | 'imgbb';
+
 /** An action of the dialect: answers `ctx` in `format` (checked by the action's own parameters). */
-export type ActionHandler = (ctx: Context, sent: SentParams, state: UploadRequestState, format: Format) => Promise<void>;
+export type ActionHandler = (ctx: Context, sent: SentParams, state: UploadRequestState, format: Format, dialect: Dialect) => Promise<void>;
 
 const OUTAGE_LOG_MS = 10_000;
 
@@ -48,27 +52,42 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     albums: albumsAction(strapi),
   };
 
+  /**
+   * Runs the action `route` names once the body is read (null: nothing more to check), answering
+   * any failure in the error shape and the format asked.
+   */
+  async function run(ctx: Context, dialect: Dialect, route: () => Action) {
+    const state = ctx.state.imageApi as UploadRequestState | undefined;
+    // Until the body is read, errors answer as the query asks (JSON unless it asks for a valid format).
+    let format: Format = answerFormat(ctx.query.format);
+    try {
+      if (!state) throw new Error('the upload body middleware did not run (keep strapi::body in config/middlewares.ts)');
+      if (state.bodyError) throw state.bodyError;
+      const action = route();
+      if (ctx.method !== 'GET' && ctx.method !== 'POST') {
+        ctx.set('Allow', 'GET, POST, OPTIONS');
+        throw errors.methodNotAllowed();
+      }
+      const sent = gatherParams(ctx, state.body);
+      format = answerFormat(sent.format);
+      await actions[action](ctx, sent, state, format, dialect);
+    } catch (error) {
+      answerError(ctx, asApiError(error, `${ctx.method} ${ctx.path}`), format);
+    }
+  }
+
   return {
-    async handle(ctx: Context) {
-      const state = ctx.state.imageApi as UploadRequestState | undefined;
-      // Until the body is read, errors answer as the query asks (JSON unless it asks for a valid format).
-      let format: Format = answerFormat(ctx.query.format);
-      try {
-        if (!state) throw new Error('the upload body middleware did not run (keep strapi::body in config/middlewares.ts)');
-        if (state.bodyError) throw state.bodyError;
+    handle(ctx: Context) {
+      return run(ctx, 'api', () => {
         if (ctx.params.version !== '1') throw errors.badVersion();
         const action = asAction(ctx.params.action);
         if (!action) throw errors.badAction();
-        if (ctx.method !== 'GET' && ctx.method !== 'POST') {
-          ctx.set('Allow', 'GET, POST, OPTIONS');
-          throw errors.methodNotAllowed();
-        }
-        const sent = gatherParams(ctx, state.body);
-        format = answerFormat(sent.format);
-        await actions[action](ctx, sent, state, format);
-      } catch (error) {
-        answerError(ctx, asApiError(error, `${ctx.method} ${ctx.path}`), format);
-      }
+        return action;
+      });
+    },
+
+    handleImgbb(ctx: Context) {
+      return run(ctx, 'imgbb', () => 'upload');
     },
   };
 };

@@ -3,12 +3,13 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { errors } from '../../services/contract/api-error';
 import { imageJson, type StoredImage } from '../../services/contract/image-json';
+import { imgbbJson } from '../../services/contract/imgbb-json';
 import { checkUploadParams, type Format } from '../../services/contract/request-params';
 import { isValidIdempotencyKey } from '../../services/storage/idempotency';
 import { isUniqueViolation } from '../../services/storage/unique-violation';
 import { getConfig, getService } from '../../get-service';
 import { answerSuccess } from './answers';
-import type { ActionHandler } from './index';
+import type { ActionHandler, Dialect } from './index';
 
 /** The Idempotency-Key header, checked; null without one. */
 function idempotencyKeyOf(ctx: Context): string | null {
@@ -19,17 +20,21 @@ function idempotencyKeyOf(ctx: Context): string | null {
 }
 
 export const uploadAction = (strapi: Core.Strapi): ActionHandler => {
-  const answer = (ctx: Context, format: Format, image: StoredImage, replayed: boolean) => {
+  const answer = (ctx: Context, format: Format, dialect: Dialect, image: StoredImage, replayed: boolean) => {
     if (replayed) ctx.set('Idempotent-Replayed', 'true');
     answerSuccess(ctx, format, {
       message: 'image uploaded',
       json: { image: imageJson(image, getConfig(strapi).timeZone) },
+      whole: dialect === 'imgbb' ? imgbbJson(image) : undefined,
       text: image.url,
       location: image.viewerUrl,
     });
   };
 
-  return async (ctx, sent, state, format) => {
+  return async (ctx, sent, state, format, route) => {
+    // The imgbb path, or an image sent in imgbb's field on /api/1/upload (as the reference
+    // implementation does): imgbb's answer shape.
+    const dialect: Dialect = route === 'imgbb' || sent.sourceField === 'image' ? 'imgbb' : 'api';
     const config = getConfig(strapi);
     const params = checkUploadParams(sent, config);
     const idempotencyKey = idempotencyKeyOf(ctx);
@@ -38,7 +43,7 @@ export const uploadAction = (strapi: Core.Strapi): ActionHandler => {
     const scope = idempotencyKey === null ? null : { apiKeyId: key.id, key: idempotencyKey };
     // A repeated request: the first upload's answer, stored nothing and charged nothing.
     const earlier = scope && (await idempotency.find(scope));
-    if (earlier) return answer(ctx, format, earlier, true);
+    if (earlier) return answer(ctx, format, dialect, earlier, true);
 
     ctx.set(await getService(strapi, 'rate-limits').chargeKey(key));
     if (!params.source) throw errors.emptySource();
@@ -46,12 +51,12 @@ export const uploadAction = (strapi: Core.Strapi): ActionHandler => {
     if (params.source.kind === 'base64' && ctx.method === 'GET') throw errors.base64ViaGet();
     try {
       const image = await getService(strapi, 'upload').upload({ ...params, source: params.source }, key, state.scope, idempotencyKey);
-      answer(ctx, format, image, false);
+      answer(ctx, format, dialect, image, false);
     } catch (error) {
       // A twin request with the same Idempotency-Key was recorded first: its answer is this one's.
       const winner = scope && isUniqueViolation(error) ? await idempotency.find(scope) : null;
       if (!winner) throw error;
-      answer(ctx, format, winner, true);
+      answer(ctx, format, dialect, winner, true);
     }
   };
 };

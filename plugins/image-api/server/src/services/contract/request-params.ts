@@ -9,7 +9,7 @@ import Joi from 'joi';
 import type { Context } from 'koa';
 import { errors } from './api-error';
 import { expirationSeconds, type ExpirationLimits } from './expiration';
-import { pickSource, type BodyPart, type Fields, type SourceInput } from '../sources/source-precedence';
+import { pickSource, type BodyPart, type Fields, type SourceField, type SourceInput } from '../sources/source-precedence';
 
 export const FORMATS = ['json', 'txt', 'redirect'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -26,6 +26,8 @@ export interface SentParams {
   action: string | null;
   format: string | null;
   source: SourceInput | null;
+  /** The field the source came in (`image`: answer in the imgbb dialect's shape); null without a source. */
+  sourceField: SourceField | null;
   /** `title`, or its alias `name`. */
   title: string | null;
   description: string | null;
@@ -69,11 +71,13 @@ function text(value: unknown): string | null {
 
 export function gatherParams(ctx: Context, body: { fields: Fields; parts: readonly BodyPart[] }): SentParams {
   const fields: Fields = { ...(ctx.query as Fields), ...body.fields };
+  const picked = pickSource(fields, body.parts);
   return {
     key: text(ctx.get('x-api-key') || null) ?? text(fields.key),
     action: text(fields.action),
     format: text(fields.format),
-    source: pickSource(fields, body.parts),
+    source: picked?.source ?? null,
+    sourceField: picked?.field ?? null,
     title: text(fields.title) ?? text(fields.name),
     description: text(fields.description),
     nsfw: text(fields.nsfw),
@@ -105,7 +109,7 @@ const common = (action: Action) => ({
 });
 
 /** The upload's parameters as the schema leaves them: the expiration is still text (its limits are the configuration's). */
-type CheckedUpload = Omit<UploadParams, 'expiration'> & { expiration: string | null };
+type CheckedUpload = Omit<UploadParams, 'expiration'> & { expiration: string | null; sourceField?: unknown };
 
 const schemas = {
   upload: Joi.object<CheckedUpload>({
@@ -114,6 +118,7 @@ const schemas = {
     albumId: positiveInteger().error(() => errors.invalidAlbum()),
     expiration: nullableText(),
     source: Joi.any(),
+    sourceField: Joi.any().strip(),
     // At most TITLE_LENGTH characters are kept (code points, so no character is cut in two).
     title: nullableText().custom((value: string | null) => (value === null ? null : Array.from(value).slice(0, TITLE_LENGTH).join(''))),
     description: nullableText(),

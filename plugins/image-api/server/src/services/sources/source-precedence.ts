@@ -33,6 +33,14 @@ export type SourceInput =
   | { kind: 'decoded'; bytes: Buffer };
 
 const SOURCE_NAMES = ['source', 'image'] as const;
+/** The field the image came in: `image` is the imgbb dialect's name, and asks for its answer shape. */
+export type SourceField = (typeof SOURCE_NAMES)[number];
+
+/** The source and the field it came in. */
+export interface PickedSource {
+  source: SourceInput;
+  field: SourceField;
+}
 
 /** An untyped part whose start reads as a URL or base64 text is text; anything else is the image's bytes. */
 const TEXT_HEAD = /^\s*(https?:\/\/|data:|[A-Za-z0-9+/_=\s-]+$)/i;
@@ -50,25 +58,25 @@ function fromText(text: string): SourceInput {
   return isUrl(text) ? { kind: 'url', url: text.trim() } : { kind: 'base64', text };
 }
 
-/** The source of an upload, or null when there is none. */
-export function pickSource(fields: Fields, parts: readonly BodyPart[]): SourceInput | null {
+/** The source of an upload and its field, or null when there is none. */
+export function pickSource(fields: Fields, parts: readonly BodyPart[]): PickedSource | null {
   for (const name of SOURCE_NAMES) {
     const file = parts.find((part) => part.name === name && part.arrived !== 'decoded' && !isText(part));
-    if (file) return { kind: 'file', bytes: file.bytes, filename: file.filename || null };
+    if (file) return { source: { kind: 'file', bytes: file.bytes, filename: file.filename || null }, field: name };
   }
   for (const name of SOURCE_NAMES) {
     // Text fields first (the first value decides; blank: none), then text that arrived as a part.
     const [text] = strings(fields[name]);
     if (text !== undefined) {
-      if (text.trim() !== '') return fromText(text);
+      if (text.trim() !== '') return { source: fromText(text), field: name };
       continue;
     }
     for (const part of parts) {
       if (part.name !== name) continue;
-      if (part.arrived === 'decoded') return { kind: 'decoded', bytes: part.bytes };
+      if (part.arrived === 'decoded') return { source: { kind: 'decoded', bytes: part.bytes }, field: name };
       if (isText(part)) {
         const value = part.bytes.toString('utf8');
-        if (value.trim() !== '') return fromText(value);
+        if (value.trim() !== '') return { source: fromText(value), field: name };
       }
     }
   }
