@@ -110,12 +110,17 @@ async function start({ instances: count, dir }) {
   try {
     await build();
     log('starting PostgreSQL, Redis and Ceph (S3)');
+    // Each server's pid is on disk as soon as it starts, so a --stop after a crash of this script
+    // finds everything.
+    const started = (name, pid) => {
+      state.pids[name] = pid;
+      writeState(dir, state);
+    };
     const [database, redis, ceph] = await Promise.all([
-      startPostgres(path.join(dir, 'postgres'), log, { maxConnections: 20 + 12 * count }).then((d) => ((state.pids.postgres = d.pid), d)),
-      startRedis(path.join(dir, 'redis'), log).then((r) => ((state.pids.redis = r.pid), r)),
-      startCeph(path.join(dir, 'ceph'), log).then((c) => (Object.assign(state.pids, c.pids), c)),
+      startPostgres(path.join(dir, 'postgres'), log, { maxConnections: 20 + 12 * count, onStart: started }),
+      startRedis(path.join(dir, 'redis'), log, started),
+      startCeph(path.join(dir, 'ceph'), log, started),
     ]);
-    writeState(dir, state);
     const s3 = { endpoint: ceph.endpoint, bucket: BUCKET, accessKeyId: ceph.accessKeyId, secretAccessKey: ceph.secretAccessKey };
     await createBucket(s3, BUCKET);
 
@@ -129,8 +134,8 @@ async function start({ instances: count, dir }) {
     log(`starting ${count} instance(s) at once (their first boot takes turns on the database lock)`);
     for (let index = 1; index <= count; index++) {
       state.instances.push(await startInstance(dir, index, shared, extra));
+      writeState(dir, state);
     }
-    writeState(dir, state);
     await Promise.all(state.instances.map((instance) => waitUntilHealthy(instance)));
     const nginx = await startNginx(path.join(dir, 'nginx'), log, state.instances.map((i) => i.port), balancerPort);
     state.pids.nginx = nginx.pid;

@@ -57,9 +57,9 @@ ms_mon_client_mode = crc secure
 
 /**
  * Starts the cluster under `dir` and makes an S3 user. Resolves with the endpoint, the credentials
- * and the pids of its three daemons.
+ * and the pids of its three daemons; `onStart(name, pid)` hears of each as it starts.
  */
-async function startCeph(dir, log) {
+async function startCeph(dir, log, onStart = () => undefined) {
   ensurePackages(['ceph-mon', 'ceph-osd', 'radosgw', 'radosgw-admin', 'ceph', 'monmaptool', 'ceph-authtool'], ['ceph-mon', 'ceph-osd', 'radosgw', 'ceph-common'], log);
   const base = await freePortRange(PORTS);
   const fsid = crypto.randomUUID();
@@ -75,14 +75,17 @@ async function startCeph(dir, log) {
   execFileSync('monmaptool', ['--create', '--fsid', fsid, '--addv', 'a', `[v2:127.0.0.1:${base + 1},v1:127.0.0.1:${base}]`, path.join(dir, 'monmap')], { stdio: 'ignore' });
   run('ceph-mon', ['--mkfs', '-i', 'a', '--monmap', path.join(dir, 'monmap'), '--keyring', keyring]);
   const mon = startProcess('ceph-mon', ['-c', conf, '-i', 'a', '-f'], { log: daemonLog });
+  onStart('ceph-mon', mon.pid);
 
   // `ceph osd new` waits for the monitor to form its quorum.
   const osdUuid = crypto.randomUUID();
   const osdId = run('ceph', ['--connect-timeout', '30', 'osd', 'new', osdUuid]);
   run('ceph-osd', ['-i', osdId, '--mkfs', '--osd-uuid', osdUuid]);
   const osd = startProcess('ceph-osd', ['-c', conf, '-i', osdId, '-f'], { log: daemonLog });
+  onStart('ceph-osd', osd.pid);
 
   const rgw = startProcess('radosgw', ['-c', conf, '-n', 'client.rgw.a', '-f', '--auth-client-required', 'none', '--auth-supported', 'none'], { log: daemonLog });
+  onStart('radosgw', rgw.pid);
   const endpoint = `http://127.0.0.1:${base + 10}`;
   await waitForHttp(endpoint, 120000, 'the S3 gateway (radosgw)');
 

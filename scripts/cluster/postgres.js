@@ -16,7 +16,7 @@ function postgresBin() {
 }
 
 /** Resolves with the connection settings and the postmaster's pid once it accepts queries. */
-async function startPostgres(dir, log, { maxConnections }) {
+async function startPostgres(dir, log, { maxConnections, onStart = () => undefined }) {
   if (!postgresBin()) ensurePackages(['psql'], ['postgresql'], log);
   const bin = postgresBin();
   const port = await freePort();
@@ -33,6 +33,7 @@ async function startPostgres(dir, log, { maxConnections }) {
     ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', `max_connections=${maxConnections}`],
     { log: path.join(dir, 'postgres.log'), cwd: dir, ...user }
   );
+  onStart('postgres', child.pid);
   const { Client } = require('pg');
   for (let attempt = 0; ; attempt++) {
     const client = new Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 2000 });

@@ -7,6 +7,7 @@ import os from 'os';
 import path from 'path';
 import request from 'supertest';
 import type { Core } from '@strapi/strapi';
+import { checkAnswers } from './openapi-check';
 import { createScratchDb, type ScratchDb } from './scratch-db';
 
 export const APP_DIR = path.join(__dirname, '..', '..');
@@ -60,6 +61,11 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     fs.rmSync(publicDir, { recursive: true, force: true });
     throw error;
   }
+
+  // Every answer from here on is checked against the document the app serves.
+  const document = await request(strapi.server.httpServer).get('/api/1/openapi.json');
+  if (document.status !== 200) throw new Error(`GET /api/1/openapi.json answered ${document.status}`);
+  checkAnswers(strapi.server.httpServer, document.body);
 
   let keys = 0;
   return {

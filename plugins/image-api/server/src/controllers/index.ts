@@ -1,5 +1,6 @@
 import apiKeyAdmin from './api-key-admin';
 import api from './api';
+import docs from './docs';
 import viewer from './viewer';
 
-export default { 'api-key-admin': apiKeyAdmin, api, viewer };
+export default { 'api-key-admin': apiKeyAdmin, api, docs, viewer };

@@ -10,6 +10,7 @@ import { answerError } from '../controllers/api/answers';
 import { bodyLimitsFor, maxBodyBytes } from './upload-body';
 import { errors } from '../services/contract/api-error';
 import { answerFormat } from '../services/contract/request-params';
+import { endAfterBody } from '../services/runtime/end-after-body';
 import { getConfig, getService } from '../get-service';
 
 /** Seconds a client refused for load or a shutdown is asked to wait. */
@@ -35,12 +36,12 @@ export function admission(strapi: Core.Strapi) {
     if (typeof ticket === 'string') {
       const draining = ticket === 'draining';
       const error = errors.unavailable(draining ? 'shutting down' : 'too many uploads in progress, try again shortly', BUSY_RETRY_AFTER_SECONDS);
-      // The rest of the body is read and discarded: closing the connection on unread data resets
-      // it, and clients (fetch, among others) then lose the answer. A process that shuts down
-      // closes the connection after the answer all the same.
+      // The rest of the body is read and discarded before the connection may close: closing it on
+      // unread data resets it, and clients (fetch, among others) then lose the answer. A process
+      // that shuts down closes the connection after the answer all the same.
       if (draining) ctx.set('Connection', 'close');
       answerError(ctx, error, answerFormat(ctx.query.format));
-      ctx.req.resume();
+      endAfterBody(ctx.req, ctx.res, getConfig(strapi).bodyIdleTimeoutMs);
       return;
     }
     try {

@@ -4,6 +4,8 @@
  * gets an answer in the API's error shape (110 for another version, 120 for another action, 405 for another
  * method) rather than Strapi's 404. Public routes: the controller checks the API key itself.
  *
+ * `/api/1/openapi.json` and `/api/1/docs`: the OpenAPI document and its rendering (controllers/docs).
+ *
  * Admin API (`/image-api/...`, admin JWT): reveal and regenerate a key from its entry's edit view.
  */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -22,11 +24,19 @@ const adminAction = (method: 'GET' | 'POST', path: string, handler: string) => (
   config: { policies: ['admin::isAuthenticatedAdmin'] },
 });
 
+/** The API's description, ahead of the dialect's catch-all (which would answer 120 for these actions). */
+const docs = (path: string, handler: 'document' | 'page' | 'asset') => ({
+  method: 'GET' as const,
+  path: `/1/${path}`,
+  handler: `docs.${handler}`,
+  config: { auth: false as const },
+});
+
 export default {
   'content-api': {
     type: 'content-api',
     prefix: '',
-    routes: METHODS.map(dialect),
+    routes: [docs('openapi.json', 'document'), docs('docs', 'page'), docs('docs/:file', 'asset'), ...METHODS.map(dialect)],
   },
   admin: {
     type: 'admin',

@@ -13,6 +13,7 @@ import { BufferPool } from '../../services/runtime/buffer-pool';
 import { openRequestScope, type RequestScope } from '../../services/runtime/request-scope';
 import { watchBody, type StallLimits } from '../../services/runtime/stall-watch';
 import { createTempFolders } from '../../services/runtime/temp-folders';
+import { endAfterBody } from '../../services/runtime/end-after-body';
 import { EMPTY_BODY, maxBodyBytes, type BodyLimits, type ParsedBody } from './body';
 import { parseTextBody } from './form';
 import { parseMultipart } from './multipart';
@@ -81,9 +82,9 @@ export function uploadBody(settingsOf: () => BodySettings) {
       } catch (error) {
         state.bodyError = error instanceof ApiError ? error : errors.badRequest('Malformed request body');
         // Parsing stops here and the answer goes out now. The unread rest of the body is discarded
-        // as it arrives (never stored; the stall watch bounds it): closing the socket on unread data
-        // would reset it and could cost the client the answer.
-        if (state.bodyError.status !== 408) ctx.req.resume();
+        // as it arrives (never stored), and the connection closes only after it: closing the socket
+        // on unread data would reset it and could cost the client the answer.
+        if (state.bodyError.status !== 408) endAfterBody(ctx.req, ctx.res, stall.windowMs);
       }
       await next();
     } finally {

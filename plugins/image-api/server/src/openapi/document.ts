@@ -1,0 +1,310 @@
+/**
+ * The OpenAPI 3.1 document of the API (served at GET /api/1/openapi.json, rendered at /api/1/docs):
+ * every route, every parameter with where it may come from, every answer with its exact type. Built
+ * from the code's own data (the error table, the options), so it moves with the behaviour; the API
+ * tests validate every answer they receive against it.
+ */
+import { errorRows } from './error-table';
+import { schemas } from './schemas';
+
+export interface DocumentOptions {
+  /** The public base URL (servers[0]). */
+  publicUrl: string;
+  /** The imgbb dialect's path, or null when it is off. */
+  imgbbPath: string | null;
+  maxBytes: number;
+  minExpiration: number;
+  maxExpiration: number;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const text = { type: 'string' } as const;
+
+/** A parameter read from the query string, and equally from the body's fields (contract §2). */
+const param = (name: string, description: string, schema: Record<string, unknown> = text) => ({
+  name,
+  in: 'query',
+  required: false,
+  description: `${description} Also accepted as a field of the body (urlencoded, multipart or JSON); a body value wins over the query's.`,
+  schema,
+});
+
+const KEY_PARAMS = [
+  {
+    name: 'X-API-Key',
+    in: 'header',
+    required: false,
+    description: 'The API key. Checked before the `key` parameter.',
+    schema: text,
+  },
+  param('key', 'The API key, when the X-API-Key header is not sent.'),
+];
+
+const FORMAT = param('format', 'How to answer: `json` (default), `txt` (the direct URL, or the error message, as text) or `redirect` (302 to the viewer page).', {
+  type: 'string',
+  enum: ['json', 'txt', 'redirect'],
+  default: 'json',
+});
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Makes a retried upload safe: a repeat (per API key, 24 h) answers the first upload\'s answer with `Idempotent-Replayed: true` and stores nothing.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
+function uploadParams(options: DocumentOptions, dialect: 'api' | 'imgbb') {
+  const source = dialect === 'api' ? 'source' : 'image';
+  return [
+    ...KEY_PARAMS,
+    ...(dialect === 'api' ? [param('action', 'Optional; `upload` if sent.', { type: 'string', enum: ['upload'] })] : []),
+    param(
+      source,
+      `The image: a URL (http or https; GET or POST) or base64 (POST only; a data: prefix, the URL-safe alphabet and missing padding are accepted). A multipart file part named \`${source}\` is the third way.` +
+        (dialect === 'api' ? ' `image` is accepted too, and then the answer is in imgbb\'s shape.' : ''),
+    ),
+    FORMAT,
+    param('title', 'A title (at most 100 characters are kept). `name` is its alias.'),
+    param('name', 'Alias of `title` (imgbb\'s name for it).'),
+    param('description', 'A description.'),
+    param('nsfw', '`1` or `true` marks the image not safe for work.', { type: 'string' }),
+    param('width', 'Resize the stored original to this width (never enlarged).', { type: 'string', pattern: '^\\d+$' }),
+    param('album_id', 'The id of a Media Library folder the key may upload to (GET /api/1/albums).', { type: 'string', pattern: '^\\d+$' }),
+    param(
+      'expiration',
+      `Seconds (\`600\`) or an ISO 8601 duration (\`PT10M\`, \`P1D\`), from ${options.minExpiration} to ${options.maxExpiration} seconds. Absent: the key's default, if any.`,
+    ),
+    IDEMPOTENCY_KEY,
+  ];
+}
+
+/** The body an upload may carry: the same fields as the query, in any of three encodings. */
+function uploadBody(dialect: 'api' | 'imgbb') {
+  const source = dialect === 'api' ? 'source' : 'image';
+  const fields = {
+    type: 'object',
+    properties: {
+      key: text,
+      [source]: { type: 'string', description: 'A URL or base64; in multipart, a file part too' },
+      format: text,
+      title: text,
+      name: text,
+      description: text,
+      nsfw: text,
+      width: text,
+      album_id: text,
+      expiration: text,
+    },
+  };
+  const multipart = { ...fields, properties: { ...fields.properties, [source]: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The image file, or a URL or base64 as text' } } };
+  return {
+    required: false,
+    description: 'The parameters as body fields (the query string works too). GET uploads carry none.',
+    content: {
+      'multipart/form-data': { schema: multipart },
+      'application/x-www-form-urlencoded': { schema: fields },
+      'application/json': { schema: fields },
+    },
+  };
+}
+
+/** Every error answer, by status: the error shape as JSON, or its message as text (format=txt, redirect). */
+function errorResponses(statuses?: number[]) {
+  const responses: Record<string, unknown> = {};
+  for (const row of errorRows()) {
+    if (statuses && !statuses.includes(row.status)) continue;
+    responses[String(row.status)] = {
+      description: `Refused: code ${row.codes.join(', ')}.`,
+      headers:
+        row.status === 429 || row.status === 503
+          ? { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'string', pattern: '^\\d+$' } } }
+          : undefined,
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              ref('Error'),
+              { properties: { status_code: { const: row.status }, error: { properties: { code: { enum: row.codes } } } } },
+            ],
+          },
+          examples: row.examples,
+        },
+        'text/plain': { schema: { type: 'string' }, description: 'format=txt or redirect: the message alone' },
+      },
+    };
+  }
+  return responses;
+}
+
+/** Refusals that come before any action: the body, the load, the connection. */
+const ANY_REQUEST = [400, 405, 408, 413, 431, 500, 503, 507];
+
+const uploadSuccess = (dialect: 'api' | 'imgbb') => ({
+  '200': {
+    description: dialect === 'api' ? 'Stored. With `image` (not `source`) as the field, the answer is imgbb\'s shape.' : 'Stored.',
+    headers: {
+      'X-RateLimit-Limit': { schema: { type: 'string' } },
+      'X-RateLimit-Remaining': { schema: { type: 'string' } },
+      'Idempotent-Replayed': { description: 'A repeat of an Idempotency-Key', schema: { const: 'true' } },
+    },
+    content: {
+      'application/json': {
+        schema: dialect === 'api' ? { oneOf: [ref('UploadSuccess'), ref('ImgbbUploadSuccess')] } : ref('ImgbbUploadSuccess'),
+      },
+      'text/plain': { schema: { type: 'string', format: 'uri' }, description: 'format=txt: the direct URL' },
+    },
+  },
+  '302': {
+    description: 'format=redirect: to the viewer page',
+    headers: { Location: { required: true, schema: { type: 'string', format: 'uri' } } },
+  },
+});
+
+const uploadOperation = (options: DocumentOptions, dialect: 'api' | 'imgbb', method: 'get' | 'post') => ({
+  operationId: `${dialect === 'api' ? 'upload' : 'imgbbUpload'}${method === 'get' ? 'Get' : ''}`,
+  tags: [dialect === 'api' ? 'Upload' : 'imgbb dialect'],
+  summary:
+    dialect === 'api'
+      ? `Upload an image${method === 'get' ? ' from a URL, with GET' : ''}`
+      : `Upload an image, as imgbb clients do${method === 'get' ? ' (GET, URL sources)' : ''}`,
+  description: `One image, as a multipart file, base64 (POST only) or a URL; at most ${options.maxBytes} bytes. Trailing slash optional.`,
+  parameters: uploadParams(options, dialect),
+  ...(method === 'post' ? { requestBody: uploadBody(dialect) } : {}),
+  responses: { ...uploadSuccess(dialect), ...errorResponses([...ANY_REQUEST, 401, 403, 415, 429]) },
+});
+
+const keyedOperation = (id: string, summary: string, extra: Record<string, unknown>[], success: Record<string, unknown>, statuses: number[]) => ({
+  operationId: id,
+  tags: ['Images'],
+  summary,
+  parameters: [...KEY_PARAMS, ...extra],
+  responses: { ...success, ...errorResponses([...ANY_REQUEST, 401, 403, ...statuses]) },
+});
+
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const ID = { name: 'id', in: 'path', required: true, description: 'The image\'s id_encoded', schema: { type: 'string' } };
+const SECRET = { name: 'secret', in: 'path', required: true, description: 'The secret of the delete link', schema: { type: 'string' } };
+
+export function openApiDocument(options: DocumentOptions) {
+  const deleteJson = {
+    '200': {
+      description: 'Deleted',
+      content: { 'application/json': { schema: ref('DeleteSuccess') }, 'text/html': { schema: { type: 'string' } } },
+    },
+    ...errorResponses([404, 500, 503]),
+  };
+  const paths: Record<string, unknown> = {
+    '/api/1/upload': { get: uploadOperation(options, 'api', 'get'), post: uploadOperation(options, 'api', 'post') },
+    '/api/1/delete': Object.fromEntries(
+      (['get', 'post'] as const).map((method) => [
+        method,
+        keyedOperation(
+          method === 'get' ? 'deleteImageGet' : 'deleteImage',
+          'Delete an image uploaded with the key (or another key of the same owner)',
+          [param('id', 'The image\'s id_encoded.'), FORMAT],
+          {
+            '200': {
+              description: 'Deleted',
+              content: { 'application/json': { schema: ref('DeleteSuccess') }, 'text/plain': { schema: { const: 'deleted' } } },
+            },
+          },
+          [404, 429],
+        ),
+      ])
+    ),
+    '/api/1/albums': {
+      get: keyedOperation(
+        'listAlbums',
+        'The Media Library folders the key may upload to',
+        [],
+        { '200': { description: 'The albums', content: { 'application/json': { schema: ref('AlbumsSuccess') } } } },
+        [429],
+      ),
+    },
+    '/api/{version}/{action}': {
+      description: 'Any other version or action: refused in the error shape.',
+      parameters: [
+        { name: 'version', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'action', in: 'path', required: true, schema: { type: 'string' } },
+      ],
+      ...Object.fromEntries(
+        (['get', 'post'] as const).map((method) => [method, { operationId: `otherAction${method}`, tags: ['Upload'], summary: 'Unknown version (110) or action (120)', responses: errorResponses(ANY_REQUEST) }])
+      ),
+    },
+    '/image/{id}': {
+      get: {
+        operationId: 'viewer',
+        tags: ['Pages'],
+        summary: 'The viewer page (url_viewer): the image, its title, size and views; counts a view',
+        parameters: [ID],
+        responses: { '200': html('The page'), '404': html('Unknown, deleted or expired image'), '503': html('The database is not answering') },
+      },
+    },
+    '/image/{id}/delete/{secret}': {
+      parameters: [ID, SECRET],
+      get: {
+        operationId: 'confirmDelete',
+        tags: ['Pages'],
+        summary: 'The delete link (delete_url): a confirmation page; never deletes',
+        responses: { '200': html('The confirmation page, its button POSTs back'), '404': html('Wrong secret, unknown or deleted image'), '503': html('The database is not answering') },
+      },
+      post: {
+        operationId: 'deleteByLink',
+        tags: ['Pages'],
+        summary: 'Delete by the link: an HTML page, or JSON with Accept: application/json',
+        responses: { ...deleteJson, '404': { description: 'Wrong secret, unknown or deleted image', content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ref('Error') } } } },
+      },
+      delete: {
+        operationId: 'deleteByLinkJson',
+        tags: ['Pages'],
+        summary: 'Delete by the link, JSON',
+        responses: { ...deleteJson, '404': { description: 'Wrong secret, unknown or deleted image', content: { 'application/json': { schema: ref('Error') } } } },
+      },
+    },
+    '/api/1/openapi.json': {
+      get: {
+        operationId: 'openApiDocument',
+        tags: ['About'],
+        summary: 'This document',
+        responses: { '200': { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
+    '/api/1/docs': {
+      get: { operationId: 'docs', tags: ['About'], summary: 'This document, rendered (no external resources)', responses: { '200': html('The page') } },
+    },
+    '/_health': {
+      get: {
+        operationId: 'health',
+        tags: ['About'],
+        summary: 'Whether this instance can serve (for load balancers)',
+        responses: {
+          '204': { description: 'The database (and Redis, if configured) answer' },
+          '503': { description: 'Something does not answer, or the instance is shutting down', content: { 'application/json': { schema: ref('Error') } } },
+        },
+      },
+    },
+  };
+  if (options.imgbbPath) {
+    paths[options.imgbbPath] = { get: uploadOperation(options, 'imgbb', 'get'), post: uploadOperation(options, 'imgbb', 'post') };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Image API',
+      version: '1',
+      description:
+        'Image hosting in the `/api/1/upload` dialect (and imgbb\'s at ' + (options.imgbbPath ?? '(off)') + '). Each path also answers with a trailing slash.',
+    },
+    servers: [{ url: options.publicUrl }],
+    tags: [
+      { name: 'Upload', description: 'The /api/1/upload dialect' },
+      { name: 'imgbb dialect', description: 'imgbb\'s path, parameters and answer' },
+      { name: 'Images', description: 'Deleting images, albums' },
+      { name: 'Pages', description: 'HTML pages for people' },
+      { name: 'About', description: 'This document, health' },
+    ],
+    paths,
+    components: { schemas },
+  };
+}

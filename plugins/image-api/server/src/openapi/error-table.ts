@@ -1,0 +1,37 @@
+/**
+ * The error table as the OpenAPI document shows it, built from the factories the code throws
+ * (services/contract/api-error.ts), so the document cannot list a code the code does not answer.
+ */
+import { errorBody, errors, type ApiError } from '../services/contract/api-error';
+
+/** One example refusal per row of the table (sample arguments where a factory takes some). */
+const SAMPLES: ApiError[] = [
+  errors.noKey(), errors.invalidKey(), errors.revokedKey(), errors.expiredKey(), errors.badVersion(), errors.badAction(),
+  errors.emptySource(), errors.base64ViaGet(), errors.badBase64(), errors.badFormat(), errors.invalidExpiration(60, 15_552_000),
+  errors.invalidAlbum(), errors.invalidWidth(), errors.noImageId(), errors.imageNotFound(), errors.methodNotAllowed(),
+  errors.notAnImage(), errors.invalidImage(), errors.disabledType('svg'), errors.tooBig(10_000_000), errors.tooManyPixels(100_000_000),
+  errors.urlRefused('URL source refused: 10.0.0.1 is not a public address'), errors.urlFailed('URL source failed: the server answered 404'),
+  errors.badRequest('Malformed request body'), errors.idempotencyKey(),
+  errors.rateLimited('Rate limit reached: at most 50 uploads per minute', { 'Retry-After': '12' }),
+  errors.headersTooLarge(), errors.requestTimeout(), errors.bodyStalled(), errors.internal(),
+  errors.databaseUnavailable(5), errors.unavailable('too many uploads in progress, try again shortly', 2), errors.unavailable('shutting down', 5),
+  errors.insufficientStorage(),
+];
+
+export interface ErrorRow {
+  status: number;
+  codes: number[];
+  examples: Record<string, { summary: string; value: ReturnType<typeof errorBody> }>;
+}
+
+/** The table grouped by HTTP status: the codes each status carries, with an example of each message. */
+export function errorRows(): ErrorRow[] {
+  const rows = new Map<number, ErrorRow>();
+  for (const error of SAMPLES) {
+    const row = rows.get(error.status) ?? { status: error.status, codes: [], examples: {} };
+    if (!row.codes.includes(error.code)) row.codes.push(error.code);
+    row.examples[`code${error.code}_${Object.keys(row.examples).length + 1}`] = { summary: error.message, value: errorBody(error) };
+    rows.set(error.status, row);
+  }
+  return [...rows.values()].sort((a, b) => a.status - b.status);
+}
