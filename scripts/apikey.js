@@ -7,6 +7,8 @@
  *   npm run --silent apikey -- list [--json]
  *   npm run --silent apikey -- revoke NAME
  *   npm run --silent apikey -- regenerate NAME   prints the new key alone on its last line
+ *   npm run --silent apikey -- client-config sharex|picgo|curl NAME > FILE
+ *                                     a client's configuration, filled in with the key and PUBLIC_URL
  * Everything but the requested output goes to stderr. Keys are checked by the plugin itself (its
  * api-keys service and the key entry's lifecycles), as when an admin saves an entry.
  */
@@ -22,7 +24,8 @@ const USAGE = `usage:
       SPEC: like 100/minute,2000/day, or off.  --expires: an ISO date (2027-01-31) or a number of days (90d)
   apikey list [--json]
   apikey revoke NAME
-  apikey regenerate NAME`;
+  apikey regenerate NAME
+  apikey client-config sharex|picgo|curl NAME   (ShareX .sxcu, PicGo/PicList web-uploader JSON, a curl script)`;
 
 /** A refusal worth one line on stderr and exit code 1 (no stack trace). */
 class CliError extends Error {}
@@ -44,11 +47,15 @@ function readArgs(argv) {
       json: { type: 'boolean' },
     },
   });
-  const [command, name] = positionals;
-  if (!['create', 'list', 'revoke', 'regenerate'].includes(command)) throw new CliError(USAGE);
+  const [command] = positionals;
+  if (!['create', 'list', 'revoke', 'regenerate', 'client-config'].includes(command)) throw new CliError(USAGE);
+  // client-config KIND NAME; the others: COMMAND NAME.
+  const [kind, name] = command === 'client-config' ? positionals.slice(1) : [null, positionals[1]];
+  if (command === 'client-config' && !['sharex', 'picgo', 'curl'].includes(kind)) throw new CliError('client-config needs sharex, picgo or curl, then the key name');
+  if (command === 'client-config' && !name) throw new CliError('client-config needs the key name');
   if (command === 'create' && !values.name) throw new CliError('create needs --name NAME');
   if ((command === 'revoke' || command === 'regenerate') && !name) throw new CliError(`${command} needs the key name`);
-  return { command, name, values, expiresAt: parseExpiry(values.expires) };
+  return { command, kind, name, values, expiresAt: parseExpiry(values.expires) };
 }
 
 /** An ISO date or "<n>d" days from now. */
@@ -67,13 +74,13 @@ function asCliError(error) {
   return option ? new CliError(`${option}: ${first.message}`) : error;
 }
 
-/** Boots the app without its server, runs `work` with the key service, and always shuts it down. */
+/** Boots the app without its server, runs `work` with the key service (and the plugin), and always shuts it down. */
 async function withKeys(work) {
   process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
   const { createStrapi } = require('@strapi/strapi');
   const strapi = await createStrapi({ appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }).load();
   try {
-    return await work(strapi.plugin('image-api').service('api-keys'));
+    return await work(strapi.plugin('image-api').service('api-keys'), strapi.plugin('image-api'));
   } finally {
     await strapi.destroy();
   }
@@ -124,6 +131,15 @@ const COMMANDS = {
     return key;
   },
 
+  async 'client-config'(keys, { kind, name }, plugin) {
+    const entry = await keys.findByName(name);
+    if (!entry) throw new CliError(`no key named "${name}"`);
+    const config = await plugin.service('client-configs').forEntry(kind, entry.documentId);
+    if (!config) throw new CliError(`the key of "${name}" cannot be revealed (no encrypted copy)`);
+    process.stderr.write(`${kind} configuration for "${name}" (save it as ${config.filename}); it holds the key:\n`);
+    return config.body.replace(/\n$/, '');
+  },
+
   async revoke(keys, { name }) {
     if (!(await keys.revoke(name))) throw new CliError(`no key named "${name}"`);
     process.stderr.write(`revoked "${name}"\n`);
@@ -134,7 +150,7 @@ const COMMANDS = {
 async function main() {
   const args = readArgs(process.argv.slice(2));
   await ensureBuilt();
-  const output = await withKeys((keys) => COMMANDS[args.command](keys, args));
+  const output = await withKeys((keys, plugin) => COMMANDS[args.command](keys, args, plugin));
   if (output !== null && output !== '') process.stdout.write(`${output}\n`);
 }
 

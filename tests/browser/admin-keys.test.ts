@@ -75,6 +75,12 @@ test('issue a key in the panel, upload with it, find the image, revoke the key',
   expect(await panel.textContent()).toContain(key.slice(0, 8));
   expect(await panel.textContent()).not.toContain(key);
 
+  // 3b. The ShareX configuration, downloaded from the panel, holds that key.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'ShareX (.sxcu)' }).click()]);
+  expect(download.suggestedFilename()).toBe('image-api.sxcu');
+  const sxcu = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+  expect(sxcu).toMatchObject({ Headers: { 'X-API-Key': key }, FileFormName: 'source', RequestURL: expect.stringMatching(/\/api\/1\/upload$/) });
+
   // 4. An upload through the API with that key.
   const api = request(app.url);
   const uploaded = await api.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(320, 200), 'browser-test.png');

@@ -1,6 +1,7 @@
 /**
- * "API key" side panel on a key entry's edit view: the key (masked until shown), a copy button and
- * a regenerate action. The key comes from the plugin's admin routes, decrypted on the server.
+ * "API key" side panel on a key entry's edit view: the key (masked until shown), a copy button, a
+ * regenerate action, and client configurations filled in with the key (ShareX, PicGo/PicList, curl).
+ * The key and the configurations come from the plugin's admin routes, decrypted on the server.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { Box, Button, Flex, Typography } from '@strapi/design-system';
@@ -47,6 +48,23 @@ function KeyReveal({ documentId }: { documentId: string }) {
     toggleNotification({ type: 'success', message: 'New key issued: send it to the requester' });
   }, [documentId, post, toggleNotification]);
 
+  // A client configuration as a file: fetched with the admin's token, saved through a blob link.
+  const downloadConfig = useCallback(
+    async (kind: 'sharex' | 'picgo' | 'curl', filename: string) => {
+      try {
+        const res = await get<string>(`/image-api/api-keys/${documentId}/client-config/${kind}`, { responseType: 'text' });
+        const link = document.createElement('a');
+        link.href = URL.createObjectURL(new Blob([res.data], { type: 'application/octet-stream' }));
+        link.download = filename;
+        link.click();
+        setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+      } catch {
+        toggleNotification({ type: 'danger', message: 'The configuration could not be made' });
+      }
+    },
+    [documentId, get, toggleNotification]
+  );
+
   if (failed) {
     return <Typography textColor="danger600">The key cannot be shown (no encrypted copy, or no permission).</Typography>;
   }
@@ -71,6 +89,20 @@ function KeyReveal({ documentId }: { documentId: string }) {
       <Typography variant="pi" textColor="neutral600">
         Send the key to the requester. It works until the entry is deactivated, expires or is deleted.
       </Typography>
+      <Typography variant="sigma" textColor="neutral600">
+        Client configuration
+      </Typography>
+      <Flex gap={2} wrap="wrap">
+        <Button variant="tertiary" size="S" onClick={() => downloadConfig('sharex', 'image-api.sxcu')} disabled={!key}>
+          ShareX (.sxcu)
+        </Button>
+        <Button variant="tertiary" size="S" onClick={() => downloadConfig('picgo', 'image-api.picgo.json')} disabled={!key}>
+          PicGo / PicList
+        </Button>
+        <Button variant="tertiary" size="S" onClick={() => downloadConfig('curl', 'image-api.curl.sh')} disabled={!key}>
+          curl
+        </Button>
+      </Flex>
     </Flex>
   );
 }

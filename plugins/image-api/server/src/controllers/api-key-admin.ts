@@ -1,11 +1,13 @@
 /**
- * Admin panel actions on a key entry: reveal its key, issue a new one. Allowed to admins who may
- * edit API key entries in the Content Manager.
+ * Admin panel actions on a key entry: reveal its key, issue a new one, download a client
+ * configuration filled in with it. Allowed to admins who may edit API key entries in the Content
+ * Manager (those who may reveal the key).
  */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { getService } from '../get-service';
 import { API_KEY_UID } from '../constants';
+import { CLIENT_KINDS, type ClientKind } from '../services/keys/client-configs';
 
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -19,6 +21,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (key === null) return ctx.notFound('No key to reveal for this entry');
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { data: { key } };
+    },
+
+    async clientConfig(ctx: Context) {
+      if (!allowed(ctx)) return ctx.forbidden();
+      const kind = String(ctx.params.kind);
+      if (!(CLIENT_KINDS as readonly string[]).includes(kind)) return ctx.notFound(`No client configuration "${kind}"`);
+      const config = await getService(strapi, 'client-configs').forEntry(kind as ClientKind, ctx.params.documentId);
+      if (config === null) return ctx.notFound('No key to reveal for this entry');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Disposition', `attachment; filename="${config.filename}"`);
+      ctx.type = config.contentType;
+      ctx.body = config.body;
     },
 
     async regenerate(ctx: Context) {

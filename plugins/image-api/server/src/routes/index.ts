@@ -6,7 +6,8 @@
  *
  * `/api/1/openapi.json` and `/api/1/docs`: the OpenAPI document and its rendering (controllers/docs).
  *
- * Admin API (`/image-api/...`, admin JWT): reveal and regenerate a key from its entry's edit view.
+ * Admin API (`/image-api/...`, admin JWT): reveal and regenerate a key from its entry's edit view,
+ * download a client configuration (ShareX, PicGo, curl) filled in with it.
  */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -43,6 +44,7 @@ export default {
     routes: [
       adminAction('GET', '/api-keys/:documentId/key', 'reveal'),
       adminAction('POST', '/api-keys/:documentId/regenerate', 'regenerate'),
+      adminAction('GET', '/api-keys/:documentId/client-config/:kind', 'clientConfig'),
     ],
   },
 };

@@ -1,6 +1,7 @@
 import access from './keys/access';
 import bootLock from './runtime/boot-lock';
 import apiKeys from './keys/api-keys';
+import clientConfigs from './keys/client-configs';
 import debrisSweep from './storage/debris-sweep';
 import expirySweep from './storage/expiry-sweep';
 import health from './runtime/health';
@@ -20,6 +21,7 @@ export default {
   access,
   'boot-lock': bootLock,
   'api-keys': apiKeys,
+  'client-configs': clientConfigs,
   'debris-sweep': debrisSweep,
   'expiry-sweep': expirySweep,
   health,

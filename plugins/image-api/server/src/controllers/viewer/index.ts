@@ -13,6 +13,7 @@ import { outageAnswer } from '../../services/runtime/outages';
 import { sameDigest } from '../../services/keys/api-keys';
 import { deleteHashOf } from '../../services/storage/images';
 import { getService } from '../../get-service';
+import { VIEWER_PATH } from '../../constants';
 import { successBody } from '../api/answers';
 import { confirmDeletePage, deletedPage, notFoundPage, unavailablePage, viewerPage } from './pages';
 
@@ -47,21 +48,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return image;
   }
 
-  /** A database outage or a full disk answers 503/507 (HTML, or JSON when asked) instead of a 500. */
+  /**
+   * A database outage or a full disk answers 503/507, anything else 500 (logged), as HTML or, when
+   * asked, in the API's error shape: never Strapi's own error body, never a stack trace.
+   */
   const guarded =
     (handler: (ctx: Context) => Promise<void>) =>
     async (ctx: Context): Promise<void> => {
       try {
         await handler(ctx);
       } catch (error) {
-        const outage: ApiError | null = outageAnswer(error);
-        if (!outage) throw error;
-        for (const [name, value] of Object.entries(outage.headers)) ctx.set(name, value);
+        let answer: ApiError | null = outageAnswer(error);
+        if (!answer) {
+          strapi.log.error(`image-api: ${ctx.method} ${VIEWER_PATH}/...: ${(error as Error)?.stack ?? error}`);
+          answer = errors.internal();
+        }
+        for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
         if (wantsJson(ctx)) {
-          ctx.status = outage.status;
+          ctx.status = answer.status;
           ctx.type = 'application/json; charset=utf-8';
-          ctx.body = errorBody(outage);
-        } else answerHtml(ctx, outage.status, unavailablePage(outage.message));
+          ctx.body = errorBody(answer);
+        } else answerHtml(ctx, answer.status, unavailablePage(answer.message));
       }
     };
 
