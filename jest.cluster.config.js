@@ -10,5 +10,6 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/'],
   // The cluster script builds what it needs itself.
   globalSetup: undefined,
+  globalTeardown: undefined,
   testTimeout: 300000,
 };

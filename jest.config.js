@@ -9,6 +9,7 @@ module.exports = {
   globalSetup: '<rootDir>/tests/helpers/global-setup.js',
   // API tests: every answer is checked against the OpenAPI document (tests/helpers/openapi-check.ts).
   setupFilesAfterEnv: ['<rootDir>/tests/helpers/openapi-setup.ts'],
+  globalTeardown: '<rootDir>/tests/helpers/openapi-report.js',
   testTimeout: 60000,
   // Each API test file boots Strapi (a global singleton), so files run one at a time (--runInBand).
   maxWorkers: 1,

@@ -130,7 +130,7 @@ function errorResponses(statuses?: number[]) {
           },
           examples: row.examples,
         },
-        'text/plain': { schema: { type: 'string' }, description: 'format=txt or redirect: the message alone' },
+        'text/plain': { schema: { type: 'string', description: 'format=txt or redirect: the message alone' } },
       },
     };
   }
@@ -152,7 +152,7 @@ const uploadSuccess = (dialect: 'api' | 'imgbb') => ({
       'application/json': {
         schema: dialect === 'api' ? { oneOf: [ref('UploadSuccess'), ref('ImgbbUploadSuccess')] } : ref('ImgbbUploadSuccess'),
       },
-      'text/plain': { schema: { type: 'string', format: 'uri' }, description: 'format=txt: the direct URL' },
+      'text/plain': { schema: { type: 'string', format: 'uri', description: 'format=txt: the direct URL' } },
     },
   },
   '302': {
