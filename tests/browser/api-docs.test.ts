@@ -53,7 +53,7 @@ test('the docs page renders the upload operation, from the app alone', async () 
   await upload.waitFor({ timeout: 30_000 });
   await expect(upload.locator('.opblock-summary-description').textContent()).resolves.toContain('Upload an image');
   await expect(page.locator('.opblock', { hasText: '/1/upload' }).count()).resolves.toBeGreaterThanOrEqual(4);
-  await expect(page.locator('h2.title').textContent()).resolves.toContain('Image API');
+  await expect(page.locator('.info .title').first().textContent()).resolves.toContain('Image API');
   // Opened, the operation shows its parameters and the error table's statuses.
   await upload.locator('.opblock-summary').click();
   await page.locator('.opblock-post.is-open .parameters').first().waitFor();
