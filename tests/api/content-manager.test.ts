@@ -54,6 +54,20 @@ test('an image record as the Content Manager gives it: expiry and views; its key
   expect((await related('album')).map((entry: { name: string }) => entry.name)).toEqual(['API uploads']);
 });
 
+test("a key's edit view lists its images (the relation both entries name)", async () => {
+  const image = await upload();
+  const entry = await app.strapi.db.query('plugin::image-api.api-key').findOne({ where: { name: 'shown to editors' }, select: ['documentId'] });
+  const res = await app.http.get(`/content-manager/relations/plugin::image-api.api-key/${entry.documentId}/images`).set(auth);
+  expect(res.status).toBe(200);
+  // Each listed by its main field, the id_encoded.
+  expect(res.body.results.map((r: { id_encoded: string }) => r.id_encoded)).toContain(image.id_encoded);
+  // And from the image's side, its key.
+  const row = await app.strapi.db.query(IMAGE_UID).findOne({ where: { id_encoded: image.id_encoded }, select: ['documentId'] });
+  const key = await app.http.get(`/content-manager/relations/${IMAGE_UID}/${row.documentId}/api_key`).set(auth);
+  expect(key.status).toBe(200);
+  expect(key.body.results).toEqual([expect.objectContaining({ name: 'shown to editors' })]);
+});
+
 test('deleting the file in the Media Library deletes the record and every row that linked them', async () => {
   const image = await upload();
   const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });

@@ -57,6 +57,21 @@ describe('in memory', () => {
     expect((await upload(app.http, await app.createKey())).status).toBe(200);
   });
 
+  test('only stored uploads use the budget: refused and failed requests give their charge back', async () => {
+    setLimit('2/minute');
+    const key = await app.createKey();
+    const refusals = [
+      app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', Buffer.from('<html></html>'), 'a.png'), // 310
+      app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({ source: 'not base64 at all!' }), // 120
+      app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({}), // 130
+      app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({ source: 'http://127.0.0.1:1/x.png' }), // 320
+    ];
+    for (const refusal of refusals) expect((await refusal).status).toBe(400);
+    expect((await upload(app.http, key)).status).toBe(200);
+    expect((await upload(app.http, key)).status).toBe(200);
+    expect429(await upload(app.http, key), 2, 'minute', 50, 60);
+  });
+
   test('429 answers in txt format as plain text, with the headers', async () => {
     setLimit('1/minute');
     const key = await app.createKey();

@@ -13,6 +13,14 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
 };
 
 async function setUp(strapi: Core.Strapi) {
+  if (!getConfig(strapi).keyHashSecret) {
+    // Silent before: keys hashed with Strapi's API_TOKEN_SALT, and setting the secret later made
+    // every key issued until then invalid.
+    strapi.log.warn(
+      'image-api: IMAGE_API_KEY_SECRET (keyHashSecret) is not set, so API keys are hashed with API_TOKEN_SALT. ' +
+        'Set it before issuing keys: setting it later invalidates every key issued until then.'
+    );
+  }
   answerClientErrors(strapi.server.httpServer, uploadPathMatcher(strapi));
   // Created at boot so the first concurrent uploads do not race to create it.
   await getService(strapi, 'media-folder').get();

@@ -26,7 +26,9 @@ export default {
     original_exifdata: { type: 'json' },
     // When the image stops being served and is swept away; empty: never.
     expires_at: { type: 'datetime' },
-    api_key: { type: 'relation', relation: 'manyToOne', target: 'plugin::image-api.api-key' },
+    // Both sides named (the key's `images` maps it): a one-sided pair made the Content Manager's
+    // relation query for a key's images fail with "no such column: t1.id".
+    api_key: { type: 'relation', relation: 'manyToOne', target: 'plugin::image-api.api-key', inversedBy: 'images' },
     // The key's owner at upload time.
     owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
     // The Media Library folder (album) it was uploaded to.

@@ -45,18 +45,26 @@ export const uploadAction = (strapi: Core.Strapi): ActionHandler => {
     const earlier = scope && (await idempotency.find(scope));
     if (earlier) return answer(ctx, format, dialect, earlier, true);
 
-    ctx.set(await getService(strapi, 'rate-limits').chargeKey(key));
-    if (!params.source) throw errors.emptySource();
-    // A GET's parameters are in its URL, which mangles base64 and cuts it short.
-    if (params.source.kind === 'base64' && ctx.method === 'GET') throw errors.base64ViaGet();
+    const rateLimits = getService(strapi, 'rate-limits');
+    ctx.set(await rateLimits.chargeKey(key));
+    let stored = false;
     try {
-      const image = await getService(strapi, 'upload').upload({ ...params, source: params.source }, key, state.scope, idempotencyKey);
-      answer(ctx, format, dialect, image, false);
-    } catch (error) {
-      // A twin request with the same Idempotency-Key was recorded first: its answer is this one's.
-      const winner = scope && isUniqueViolation(error) ? await idempotency.find(scope) : null;
-      if (!winner) throw error;
-      answer(ctx, format, dialect, winner, true);
+      if (!params.source) throw errors.emptySource();
+      // A GET's parameters are in its URL, which mangles base64 and cuts it short.
+      if (params.source.kind === 'base64' && ctx.method === 'GET') throw errors.base64ViaGet();
+      try {
+        const image = await getService(strapi, 'upload').upload({ ...params, source: params.source }, key, state.scope, idempotencyKey);
+        stored = true;
+        answer(ctx, format, dialect, image, false);
+      } catch (error) {
+        // A twin request with the same Idempotency-Key was recorded first: its answer is this one's.
+        const winner = scope && isUniqueViolation(error) ? await idempotency.find(scope) : null;
+        if (!winner) throw error;
+        answer(ctx, format, dialect, winner, true);
+      }
+    } finally {
+      // Only stored uploads count against the key's budget: a refusal or a failure gives its charge back.
+      if (!stored) await rateLimits.refundKey(key);
     }
   };
 };

@@ -173,6 +173,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return windows ? consume('key', String(key.id), windows, 'uploads') : {};
     },
 
+    /**
+     * Gives back the upload chargeKey took, when the request stored nothing (refused input, a
+     * failure, a twin's replay): only uploads that were stored count against a key's budget.
+     */
+    async refundKey(key: AuthenticatedKey): Promise<void> {
+      const windows = keyPolicy(key);
+      if (!windows) return;
+      await Promise.allSettled(windows.map((w) => limiter('key', w).reward(String(key.id), 1)));
+    },
+
     /** Refuses an address that failed authentication too often (before its key is even looked up). */
     async checkAddress(ip: string): Promise<void> {
       const windows = policy(getConfig(strapi).failedAuthLimit);
