@@ -72,6 +72,21 @@ describe('issuing in the admin panel', () => {
   });
 });
 
+describe('fields only the server writes', () => {
+  test('the Content Manager cannot set a key\'s usage, dates or recognition fields, on create or on update', async () => {
+    const { documentId, key } = await createInPanel({ name: 'Tamper', upload_count: 999, key_prefix: 'img_HACK', key_last4: 'HACK' } as any);
+    expect((await upload(key)).status).toBe(200);
+    const saved = await app.http
+      .put(`${cm}/${documentId}`)
+      .set(auth)
+      .send({ upload_count: -5, last_used_at: '2001-01-01T00:00:00.000Z', key_prefix: 'img_HACK', key_last4: 'HACK', description: 'edited' });
+    expect(saved.status).toBe(200);
+    const stored = await row('Tamper');
+    expect(stored).toMatchObject({ upload_count: 1, key_prefix: key.slice(0, 8), key_last4: key.slice(-4), description: 'edited' });
+    expect(new Date(stored.last_used_at).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+});
+
 describe('revocation, expiry and deletion apply to the next request', () => {
   test('deactivating in the panel: 403 revoked', async () => {
     const { documentId, key } = await createInPanel({ name: 'Revoke in panel' });

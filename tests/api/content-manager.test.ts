@@ -68,6 +68,29 @@ test("a key's edit view lists its images (the relation both entries name)", asyn
   expect(key.body.results).toEqual([expect.objectContaining({ name: 'shown to editors' })]);
 });
 
+test('editors may change a title, description, NSFW flag and expiry; the upload\'s own fields stay as stored', async () => {
+  const image = await upload();
+  const row = await app.strapi.db.query(IMAGE_UID).findOne({ where: { id_encoded: image.id_encoded } });
+  const cm = `/content-manager/collection-types/${IMAGE_UID}`;
+  const res = await app.http
+    .put(`${cm}/${row.documentId}`)
+    .set(auth)
+    .send({ title: 'Renamed', id_encoded: 'HACKED', md5: '0'.repeat(32), views: '12345', name: 'other-name', original_filename: 'x.png' });
+  expect(res.status).toBe(200);
+  const after = await app.strapi.db.query(IMAGE_UID).findOne({ where: { id: row.id } });
+  expect(after).toMatchObject({ title: 'Renamed', id_encoded: image.id_encoded, md5: image.md5, name: image.name, original_filename: 'a.png' });
+  expect(String(after.views)).toBe('0');
+  expect((await app.http.get(app.pathOf(image.url_viewer))).status).toBe(200);
+});
+
+test('an API image cannot be made by hand (it would be a record without a file)', async () => {
+  const before = await app.strapi.db.query(IMAGE_UID).count();
+  const res = await app.http.post(`/content-manager/collection-types/${IMAGE_UID}`).set(auth).send({ title: 'hand-made', id_encoded: 'Hand1', name: 'hand', md5: 'x' });
+  expect(res.status).toBe(400);
+  expect(res.body.error.message).toMatch(/made by uploads through the API/);
+  expect(await app.strapi.db.query(IMAGE_UID).count()).toBe(before);
+});
+
 test('deleting the file in the Media Library deletes the record and every row that linked them', async () => {
   const image = await upload();
   const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });

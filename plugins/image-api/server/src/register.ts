@@ -9,6 +9,7 @@ import { getService, getConfig } from './get-service';
 import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
 import { imgbbRoutes } from './routes/imgbb';
 import { pageRoutes } from './routes/pages';
+import { keepServerFields } from './content-types/server-kept-fields';
 
 /** Fields that never leave the server, by content type: secrets' hashes and copies, and bookkeeping. */
 const SERVER_ONLY_FIELDS: Record<string, string[]> = {
@@ -62,6 +63,9 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
       await getService(strapi, 'images').removeForFile(event.result ?? {});
     },
   });
+
+  // Fields only the server writes are dropped from what the Content Manager sends.
+  keepServerFields(strapi);
 
   // A key's hash and encrypted copy, an image's delete-link hash and the sweep's claims never leave
   // the server, not even to the admin panel (which shows `private` fields): documents come out of the
