@@ -81,6 +81,38 @@ describe('Media Library', () => {
     expect(folders).toHaveLength(1);
   });
 
+  test("a file's name, caption and alternative text: the title when given, else the client's file name, else the id", async () => {
+    const fileOf = (image: any) => app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });
+    const titled = await fileOf(await upload({ title: 'Harbour at dusk' }));
+    expect(titled).toMatchObject({ name: 'Harbour at dusk.jpg', alternativeText: 'Harbour at dusk', caption: 'Harbour at dusk' });
+    const described = await fileOf(await upload({ title: 'Harbour', description: 'From the pier' }));
+    expect(described).toMatchObject({ name: 'Harbour.jpg', alternativeText: 'Harbour', caption: 'From the pier' });
+    expect(await fileOf(await upload())).toMatchObject({ name: 'sunset.jpg', alternativeText: null });
+    // Base64 has no file name: a title names it, else its id.
+    const photo = (await jpeg(300, 200)).toString('base64');
+    const base64Titled = await app.http.post('/api/1/upload').type('form').send({ key, source: photo, title: 'Scanned receipt' });
+    expect(await fileOf(base64Titled.body.image)).toMatchObject({ name: 'Scanned receipt.jpg', alternativeText: 'Scanned receipt' });
+    const base64Bare = await app.http.post('/api/1/upload').type('form').send({ key, source: photo });
+    expect(await fileOf(base64Bare.body.image)).toMatchObject({ name: `${base64Bare.body.image.id_encoded}.jpg` });
+  });
+
+  test('"created by" is the admin who issued the key when it has no owner', async () => {
+    const token = await adminToken(app);
+    const created = await app.http
+      .post('/content-manager/collection-types/plugin::image-api.api-key')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ name: 'issued in the panel' });
+    expect(created.status).toBe(201);
+    const issued = (await app.http.get(`/image-api/api-keys/${created.body.data.documentId}/key`).set('Authorization', `Bearer ${token}`)).body.data.key;
+    const res = await app.http.post('/api/1/upload').set('X-API-Key', issued).attach('source', await jpeg(100, 80), 'a.jpg');
+    expect(res.status).toBe(200);
+    const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: res.body.image.name }, populate: { createdBy: true } });
+    expect(file.createdBy.email).toBe('admin@img.test');
+    // A key made by the CLI (no admin) and without an owner: nobody.
+    const cliFile = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: (await upload()).name }, populate: { createdBy: true } });
+    expect(cliFile.createdBy).toBeNull();
+  });
+
   test('the rows link up as Strapi links them: file in its folder (last), image record to its file and key', async () => {
     const first = await upload();
     const second = await upload();

@@ -16,7 +16,7 @@ import { settleAll } from './runtime/settle-all';
 import { createAddressPolicy, type AddressPolicy } from './sources/address-policy';
 import { readSource } from './sources/read-source';
 import type { SourceInput } from './sources/source-precedence';
-import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName } from './storage/naming';
+import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName, libraryName } from './storage/naming';
 import { errors } from './contract/api-error';
 import { expirationSeconds, type ExpirationLimits } from './contract/expiration';
 import { getConfig, getService } from '../get-service';
@@ -88,11 +88,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         name: storedName(filename, idEncoded),
         md5: crypto.createHash('md5').update(renditions.original.buffer).digest('hex'),
         originalFilename,
+        libraryName: libraryName(request.title, originalFilename, extension),
         title: request.title,
         description: request.description,
         nsfw: request.nsfw,
         apiKeyId: apiKey.id,
         adminOwnerId: apiKey.adminOwnerId,
+        createdByAdminId: apiKey.adminOwnerId ?? apiKey.issuedByAdminId,
         siteUserOwnerId: apiKey.siteUserOwnerId,
         originalExif,
         folder,

@@ -42,6 +42,8 @@ export interface AuthenticatedKey {
   adminOwnerId: number | null;
   /** The users-permissions user the key belongs to (when that plugin is installed). */
   siteUserOwnerId: number | null;
+  /** The admin who created the key's entry, when an admin did (the CLI is nobody). */
+  issuedByAdminId: number | null;
   /** Expiration of uploads that ask none (seconds or an ISO 8601 duration); null: none. */
   defaultExpiration: string | null;
   /** The Media Library folder its uploads go to; null: the plugin's folder. */
@@ -115,6 +117,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'key_hash'],
           populate: {
             owner: { select: ['id'] },
+            createdBy: { select: ['id'] },
             folder: { select: ['id'] },
             ...(hasUserOwner ? { owner_user: { select: ['id'] } } : {}),
           },
@@ -127,6 +130,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             rateLimit: entry.rate_limit || null,
             adminOwnerId: entry.owner?.id ?? null,
             siteUserOwnerId: entry.owner_user?.id ?? null,
+            issuedByAdminId: entry.createdBy?.id ?? null,
             defaultExpiration: entry.default_expiration || null,
             folderId: entry.folder?.id ?? null,
             active: entry.active,

@@ -27,12 +27,16 @@ export interface NewImage {
   name: string;
   md5: string;
   originalFilename: string;
+  /** The Media Library's name of the file (services/storage/naming.ts, libraryName). */
+  libraryName: string;
   title: string | null;
   description: string | null;
   nsfw: boolean;
   apiKeyId: number | null;
-  /** The admin user the key belongs to: the image is theirs ("created by" in the Media Library). */
+  /** The admin user the key belongs to: the image is theirs. */
   adminOwnerId: number | null;
+  /** "Created by" in the Media Library: the key's owner, else the admin who issued the key. */
+  createdByAdminId: number | null;
   /** The users-permissions user the key belongs to: recorded on the image record. */
   siteUserOwnerId: number | null;
   /** What the original's EXIF said, when `keepExif` is on. */
@@ -186,9 +190,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               trx,
               {
                 data: {
-                  name: upload.originalFilename,
+                  name: upload.libraryName,
+                  // The title describes the image: its alternative text, and its caption unless a
+                  // description was given (the Media Library flags files with neither).
                   alternativeText: upload.title,
-                  caption: upload.description,
+                  caption: upload.description ?? upload.title,
                   hash: original.hash,
                   ext: original.ext,
                   mime: original.mime,
@@ -204,7 +210,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                   publishedAt: now,
                 },
                 folderId: folder.id,
-                userId: upload.adminOwnerId,
+                userId: upload.createdByAdminId,
               },
               now
             );

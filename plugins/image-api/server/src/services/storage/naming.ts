@@ -45,3 +45,13 @@ export function cleanOriginalFilename(name: string): string {
   // eslint-disable-next-line no-control-regex
   return name.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
 }
+
+/**
+ * The file's name in the Media Library, what editors see on its card: the title when one was given
+ * (with the stored extension), else the client's file name, else the id with the extension.
+ */
+export function libraryName(title: string | null, originalFilename: string, extension: string): string {
+  const named = title?.trim();
+  if (!named) return originalFilename;
+  return named.toLowerCase().endsWith(`.${extension}`) ? named : `${named}.${extension}`;
+}
