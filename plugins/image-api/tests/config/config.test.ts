@@ -1,6 +1,17 @@
 import config from '../../server/src/config';
 import { validateConfig } from '../../server/src/config/schema';
 
+import { OPTION_VARIABLES } from '../../server/src/config/environment';
+
+// The options' variables are read by the validator: these tests start from an environment without them.
+const saved = { ...process.env };
+beforeEach(() => {
+  for (const { variable } of Object.values(OPTION_VARIABLES)) delete process.env[variable];
+});
+afterAll(() => {
+  process.env = saved;
+});
+
 /** What Strapi does with an app's plugin config: merge it into the defaults (defaultsDeep), then the validator, on one object. */
 function load(appConfig: Record<string, unknown>) {
   const { defaultsDeep } = require('lodash/fp');
@@ -37,6 +48,28 @@ test('values are kept, numbers given as text are read as numbers', () => {
   expect(load({ maxBytes: '2000000', publicUrl: 'https://img.example', urlAllowlist: ['10.0.0.0/8', 'images.internal'] })).toMatchObject({
     maxBytes: 2_000_000, publicUrl: 'https://img.example', urlAllowlist: ['10.0.0.0/8', 'images.internal'],
   });
+});
+
+test('what the app leaves unset comes from the IMAGE_API_* variables; what it sets wins', () => {
+  Object.assign(process.env, {
+    PUBLIC_URL: 'https://img.example.com',
+    IMAGE_API_RATE_LIMIT: '10/minute',
+    IMAGE_API_URL_ALLOWLIST: '10.0.0.0/8, images.internal',
+    IMAGE_API_MAX_REQUESTS_IN_FLIGHT: '8',
+    IMAGE_API_IMGBB_PATH: 'off',
+    IMAGE_API_TIME_ZONE: '',
+  });
+  const loaded = load({ rateLimit: '5/minute' });
+  expect(loaded).toMatchObject({
+    publicUrl: 'https://img.example.com',
+    rateLimit: '5/minute',
+    maxRequestsInFlight: 8,
+    imgbbPath: null,
+    timeZone: 'UTC',
+  });
+  expect(loaded.urlAllowlist).toEqual(['10.0.0.0/8', 'images.internal']);
+  process.env.IMAGE_API_MAX_REQUESTS_IN_FLIGHT = 'many';
+  expect(() => load({})).toThrow(/maxRequestsInFlight/);
 });
 
 test('imgbbPath: another absolute path, or null for none', () => {

@@ -1,0 +1,50 @@
+/**
+ * The options' environment variables, read by the plugin itself: an app that installs the plugin
+ * gets them without copying anything into its config/plugins.ts. An option the app's config sets
+ * wins over its variable; a variable that is unset or empty leaves the default.
+ */
+
+/** How an option's variable reads: as text (the schema converts numbers), or a comma-separated list. */
+type Reading = 'text' | 'list';
+
+export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Reading }> = {
+  publicUrl: { variable: 'PUBLIC_URL' },
+  urlAllowlist: { variable: 'IMAGE_API_URL_ALLOWLIST', reading: 'list' },
+  imgbbPath: { variable: 'IMAGE_API_IMGBB_PATH' },
+  trustedProxies: { variable: 'IMAGE_API_TRUSTED_PROXIES', reading: 'list' },
+  corsOrigins: { variable: 'IMAGE_API_CORS_ORIGINS', reading: 'list' },
+  timeZone: { variable: 'IMAGE_API_TIME_ZONE' },
+  keyHashSecret: { variable: 'IMAGE_API_KEY_SECRET' },
+  bootstrapKey: { variable: 'IMAGE_API_BOOTSTRAP_KEY' },
+  rateLimit: { variable: 'IMAGE_API_RATE_LIMIT' },
+  failedAuthLimit: { variable: 'IMAGE_API_FAILED_AUTH_LIMIT' },
+  redisUrl: { variable: 'REDIS_URL' },
+  redisPrefix: { variable: 'IMAGE_API_REDIS_PREFIX' },
+  redisTimeoutMs: { variable: 'IMAGE_API_REDIS_TIMEOUT_MS' },
+  tmpDir: { variable: 'IMAGE_API_TMP_DIR' },
+  sweepAfterMs: { variable: 'IMAGE_API_SWEEP_AFTER_MS' },
+  debrisSweepSeconds: { variable: 'IMAGE_API_DEBRIS_SWEEP_SECONDS' },
+  maxRequestsInFlight: { variable: 'IMAGE_API_MAX_REQUESTS_IN_FLIGHT' },
+  maxBodyBytesInFlight: { variable: 'IMAGE_API_MAX_BODY_BYTES_IN_FLIGHT' },
+  bodyIdleTimeoutMs: { variable: 'IMAGE_API_BODY_IDLE_TIMEOUT_MS' },
+  bodyMinBytesPerSecond: { variable: 'IMAGE_API_BODY_MIN_BYTES_PER_SECOND' },
+  shutdownTimeoutMs: { variable: 'IMAGE_API_SHUTDOWN_TIMEOUT_MS' },
+  minExpiration: { variable: 'IMAGE_API_MIN_EXPIRATION' },
+  maxExpiration: { variable: 'IMAGE_API_MAX_EXPIRATION' },
+  expirySweepSeconds: { variable: 'IMAGE_API_EXPIRY_SWEEP_SECONDS' },
+  imageConcurrency: { variable: 'IMAGE_API_IMAGE_CONCURRENCY' },
+  sharpThreads: { variable: 'IMAGE_API_SHARP_THREADS' },
+  heapGrowingPercent: { variable: 'IMAGE_API_HEAP_GROWING_PERCENT' },
+};
+
+/** Fills the options the app's config left unset from their variables (in place). */
+export function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): void {
+  for (const [option, { variable, reading }] of Object.entries(OPTION_VARIABLES)) {
+    if (config[option] !== undefined) continue;
+    const value = env[variable];
+    if (value === undefined || value.trim() === '') continue;
+    if (option === 'imgbbPath' && value.trim() === 'off') config[option] = null;
+    else if (option === 'heapGrowingPercent' && value.trim() === '0') config[option] = null;
+    else config[option] = reading === 'list' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
+  }
+}
