@@ -1,163 +1,22 @@
 #!/usr/bin/env node
 /**
- * API keys from the command line, against the configured database (the server may be running or not):
- *   npm run --silent apikey -- create --name NAME [--description TEXT] [--contact TEXT]
- *                                     [--owner EMAIL] [--rate-limit SPEC] [--expires DATE|Nd]
- *                                     prints the key alone on its last line
- *   npm run --silent apikey -- list [--json]
- *   npm run --silent apikey -- revoke NAME
- *   npm run --silent apikey -- regenerate NAME   prints the new key alone on its last line
- *   npm run --silent apikey -- client-config sharex|picgo|curl NAME > FILE
- *                                     a client's configuration, filled in with the key and PUBLIC_URL
- * Everything but the requested output goes to stderr. Keys are checked by the plugin itself (its
- * api-keys service and the key entry's lifecycles), as when an admin saves an entry.
+ * `npm run --silent apikey -- <command>`: the plugin's key CLI (plugins/image-api/bin: `npx
+ * strapi-image-api keys <command>` in any app) for this app, after making sure the plugin and the
+ * app's config are built. Commands: create, list, revoke, regenerate, client-config (see the bin).
  */
 'use strict';
 
 const path = require('path');
-const { parseArgs } = require('util');
 const { APP_DIR, ensureBuilt } = require('./ensure-built');
+const { runKeys } = require('../plugins/image-api/bin/keys');
 
-const USAGE = `usage:
-  apikey create --name NAME [--description TEXT] [--contact TEXT] [--owner ADMIN_EMAIL]
-                [--rate-limit SPEC] [--expires DATE|Nd]
-      SPEC: like 100/minute,2000/day, or off.  --expires: an ISO date (2027-01-31) or a number of days (90d)
-  apikey list [--json]
-  apikey revoke NAME
-  apikey regenerate NAME
-  apikey client-config sharex|picgo|curl NAME   (ShareX .sxcu, PicGo/PicList web-uploader JSON, a curl script)`;
-
-/** A refusal worth one line on stderr and exit code 1 (no stack trace). */
-class CliError extends Error {}
-
-/** The key entry's fields, as the CLI's options name them (for the plugin's validation errors). */
-const OPTION_OF_FIELD = { rate_limit: '--rate-limit', name: '--name', expires_at: '--expires' };
-
-function readArgs(argv) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      description: { type: 'string' },
-      contact: { type: 'string' },
-      owner: { type: 'string' },
-      'rate-limit': { type: 'string' },
-      expires: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  });
-  const [command] = positionals;
-  if (!['create', 'list', 'revoke', 'regenerate', 'client-config'].includes(command)) throw new CliError(USAGE);
-  // client-config KIND NAME; the others: COMMAND NAME.
-  const [kind, name] = command === 'client-config' ? positionals.slice(1) : [null, positionals[1]];
-  if (command === 'client-config' && !['sharex', 'picgo', 'curl'].includes(kind)) throw new CliError('client-config needs sharex, picgo or curl, then the key name');
-  if (command === 'client-config' && !name) throw new CliError('client-config needs the key name');
-  if (command === 'create' && !values.name) throw new CliError('create needs --name NAME');
-  if ((command === 'revoke' || command === 'regenerate') && !name) throw new CliError(`${command} needs the key name`);
-  return { command, kind, name, values, expiresAt: parseExpiry(values.expires) };
-}
-
-/** An ISO date or "<n>d" days from now. */
-function parseExpiry(text) {
-  if (text === undefined) return null;
-  const days = /^(\d+)d$/.exec(text);
-  const date = days ? new Date(Date.now() + Number(days[1]) * 86_400_000) : new Date(text);
-  if (Number.isNaN(date.getTime())) throw new CliError(`--expires: not a date or a number of days: ${text}`);
-  return date;
-}
-
-/** The plugin's refusal of a field, named as the option that set it. */
-function asCliError(error) {
-  const [first] = error?.details?.errors ?? [];
-  const option = first && OPTION_OF_FIELD[first.path?.[0]];
-  return option ? new CliError(`${option}: ${first.message}`) : error;
-}
-
-/** Boots the app without its server, runs `work` with the key service (and the plugin), and always shuts it down. */
-async function withKeys(work) {
-  process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
-  const { createStrapi } = require('@strapi/strapi');
-  const strapi = await createStrapi({ appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }).load();
-  try {
-    return await work(strapi.plugin('image-api').service('api-keys'), strapi.plugin('image-api'));
-  } finally {
-    await strapi.destroy();
-  }
-}
-
-const COMMANDS = {
-  async create(keys, { values, expiresAt }) {
-    if (await keys.findByName(values.name)) throw new CliError(`a key named "${values.name}" exists already`);
-    const { entry, key } = await keys
-      .create({
-        name: values.name,
-        description: values.description ?? null,
-        contact: values.contact ?? null,
-        ownerEmail: values.owner ?? null,
-        rateLimit: values['rate-limit'] ?? null,
-        expiresAt,
-      })
-      .catch((error) => {
-        throw asCliError(error);
-      });
-    process.stderr.write(`created key "${entry.name}" (${entry.key_prefix}…); keep it safe (an admin can reveal it again in the panel):\n`);
-    return key;
-  },
-
-  async list(keys, { values }) {
-    const list = (await keys.list()).map((k) => ({
-      name: k.name,
-      prefix: k.key_prefix,
-      active: k.active,
-      expiresAt: k.expires_at ?? null,
-      lastUsedAt: k.last_used_at ?? null,
-      uploadCount: Number(k.upload_count ?? 0),
-      owner: k.owner?.email ?? null,
-      rateLimit: k.rate_limit ?? null,
-      description: k.description,
-      createdAt: k.createdAt,
-    }));
-    if (values.json) return JSON.stringify(list, null, 2);
-    return list
-      .map((k) => `${k.active ? 'active ' : 'revoked'}  ${k.prefix}…  ${String(k.uploadCount).padStart(6)} uploads  ${k.name}`)
-      .join('\n');
-  },
-
-  async regenerate(keys, { name }) {
-    const key = await keys.regenerate({ name });
-    if (!key) throw new CliError(`no key named "${name}"`);
-    process.stderr.write(`new key for "${name}"; the old one no longer works:\n`);
-    return key;
-  },
-
-  async 'client-config'(keys, { kind, name }, plugin) {
-    const entry = await keys.findByName(name);
-    if (!entry) throw new CliError(`no key named "${name}"`);
-    const config = await plugin.service('client-configs').forEntry(kind, entry.documentId);
-    if (!config) throw new CliError(`the key of "${name}" cannot be revealed (no encrypted copy)`);
-    process.stderr.write(`${kind} configuration for "${name}" (save it as ${config.filename}); it holds the key:\n`);
-    return config.body.replace(/\n$/, '');
-  },
-
-  async revoke(keys, { name }) {
-    if (!(await keys.revoke(name))) throw new CliError(`no key named "${name}"`);
-    process.stderr.write(`revoked "${name}"\n`);
-    return null;
-  },
-};
-
-async function main() {
-  const args = readArgs(process.argv.slice(2));
-  await ensureBuilt();
-  const output = await withKeys((keys, plugin) => COMMANDS[args.command](keys, args, plugin));
-  if (output !== null && output !== '') process.stdout.write(`${output}\n`);
-}
-
-main()
-  .catch((error) => {
-    process.stderr.write(error instanceof CliError ? `${error.message}\n` : `apikey: ${error.message}\n`);
-    process.exitCode = 1;
-  })
-  // Strapi is shut down by now (withKeys); what is left (a pool's idle timers) must not keep the CLI waiting.
-  .finally(() => process.exit());
+ensureBuilt()
+  .then(() => runKeys(process.argv.slice(2), { appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }))
+  .then(
+    // Strapi is shut down by now; what is left (a pool's idle timers) must not keep the CLI waiting.
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`apikey: ${error.message}\n`);
+      process.exit(1);
+    }
+  );

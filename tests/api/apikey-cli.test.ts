@@ -36,6 +36,15 @@ describe('with the server running', () => {
     expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  test("the plugin's own bin (npx strapi-image-api keys ...) does the same in the app's folder", async () => {
+    const bin = path.join(APP_DIR, 'plugins/image-api/bin/strapi-image-api.js');
+    const { stdout } = await run('node', [bin, 'keys', 'create', '--name', 'from the bin'], { cwd: APP_DIR, env: process.env, timeout: 90_000 });
+    const key = stdout.trimEnd().split('\n').pop()!;
+    expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
+    expect((await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png')).status).toBe(200);
+    await expect(run('node', [bin, 'tokens', 'list'], { cwd: APP_DIR, env: process.env })).rejects.toThrow(/strapi-image-api keys create/);
+  });
+
   test('list --json shows names, prefixes, state and usage, never a key or hash', async () => {
     const { stdout } = await cli(['list', '--json']);
     const list = JSON.parse(stdout);

@@ -1,0 +1,156 @@
+'use strict';
+/**
+ * The key commands (bin/strapi-image-api.js), against the app's configured database: the server
+ * may be running or not. Everything but the requested output goes to stderr. Keys are checked by
+ * the plugin itself (its api-keys service and the key entry's lifecycles), as when an admin saves
+ * an entry.
+ */
+const { parseArgs } = require('util');
+
+const USAGE = `usage:
+  strapi-image-api keys create --name NAME [--description TEXT] [--contact TEXT] [--owner ADMIN_EMAIL]
+                [--rate-limit SPEC] [--expires DATE|Nd]
+      SPEC: like 100/minute,2000/day, or off.  --expires: an ISO date (2027-01-31) or a number of days (90d)
+  strapi-image-api keys list [--json]
+  strapi-image-api keys revoke NAME
+  strapi-image-api keys regenerate NAME
+  strapi-image-api keys client-config sharex|picgo|curl NAME   (ShareX .sxcu, PicGo/PicList web-uploader JSON, a curl script)`;
+
+/** A refusal worth one line on stderr and exit code 1 (no stack trace). */
+class CliError extends Error {}
+
+/** The key entry's fields, as the CLI's options name them (for the plugin's validation errors). */
+const OPTION_OF_FIELD = { rate_limit: '--rate-limit', name: '--name', expires_at: '--expires' };
+
+function readArgs(argv) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      description: { type: 'string' },
+      contact: { type: 'string' },
+      owner: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      expires: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const [command] = positionals;
+  if (!['create', 'list', 'revoke', 'regenerate', 'client-config'].includes(command)) throw new CliError(USAGE);
+  // client-config KIND NAME; the others: COMMAND NAME.
+  const [kind, name] = command === 'client-config' ? positionals.slice(1) : [null, positionals[1]];
+  if (command === 'client-config' && !['sharex', 'picgo', 'curl'].includes(kind)) throw new CliError('client-config needs sharex, picgo or curl, then the key name');
+  if (command === 'client-config' && !name) throw new CliError('client-config needs the key name');
+  if (command === 'create' && !values.name) throw new CliError('create needs --name NAME');
+  if ((command === 'revoke' || command === 'regenerate') && !name) throw new CliError(`${command} needs the key name`);
+  return { command, kind, name, values, expiresAt: parseExpiry(values.expires) };
+}
+
+/** An ISO date or "<n>d" days from now. */
+function parseExpiry(text) {
+  if (text === undefined) return null;
+  const days = /^(\d+)d$/.exec(text);
+  const date = days ? new Date(Date.now() + Number(days[1]) * 86_400_000) : new Date(text);
+  if (Number.isNaN(date.getTime())) throw new CliError(`--expires: not a date or a number of days: ${text}`);
+  return date;
+}
+
+/** The plugin's refusal of a field, named as the option that set it. */
+function asCliError(error) {
+  const [first] = error?.details?.errors ?? [];
+  const option = first && OPTION_OF_FIELD[first.path?.[0]];
+  return option ? new CliError(`${option}: ${first.message}`) : error;
+}
+
+/** Boots the app without its server, runs `work` with the key service (and the plugin), and always shuts it down. */
+async function withKeys({ appDir, distDir }, work) {
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
+  const { createStrapi } = require(require.resolve('@strapi/strapi', { paths: [appDir] }));
+  const strapi = await createStrapi({ appDir, distDir }).load();
+  try {
+    return await work(strapi.plugin('image-api').service('api-keys'), strapi.plugin('image-api'));
+  } finally {
+    await strapi.destroy();
+  }
+}
+
+const COMMANDS = {
+  async create(keys, { values, expiresAt }) {
+    if (await keys.findByName(values.name)) throw new CliError(`a key named "${values.name}" exists already`);
+    const { entry, key } = await keys
+      .create({
+        name: values.name,
+        description: values.description ?? null,
+        contact: values.contact ?? null,
+        ownerEmail: values.owner ?? null,
+        rateLimit: values['rate-limit'] ?? null,
+        expiresAt,
+      })
+      .catch((error) => {
+        throw asCliError(error);
+      });
+    process.stderr.write(`created key "${entry.name}" (${entry.key_prefix}…); keep it safe (an admin can reveal it again in the panel):\n`);
+    return key;
+  },
+
+  async list(keys, { values }) {
+    const list = (await keys.list()).map((k) => ({
+      name: k.name,
+      prefix: k.key_prefix,
+      active: k.active,
+      expiresAt: k.expires_at ?? null,
+      lastUsedAt: k.last_used_at ?? null,
+      uploadCount: Number(k.upload_count ?? 0),
+      owner: k.owner?.email ?? null,
+      rateLimit: k.rate_limit ?? null,
+      description: k.description,
+      createdAt: k.createdAt,
+    }));
+    if (values.json) return JSON.stringify(list, null, 2);
+    return list
+      .map((k) => `${k.active ? 'active ' : 'revoked'}  ${k.prefix}…  ${String(k.uploadCount).padStart(6)} uploads  ${k.name}`)
+      .join('\n');
+  },
+
+  async regenerate(keys, { name }) {
+    const key = await keys.regenerate({ name });
+    if (!key) throw new CliError(`no key named "${name}"`);
+    process.stderr.write(`new key for "${name}"; the old one no longer works:\n`);
+    return key;
+  },
+
+  async 'client-config'(keys, { kind, name }, plugin) {
+    const entry = await keys.findByName(name);
+    if (!entry) throw new CliError(`no key named "${name}"`);
+    const config = await plugin.service('client-configs').forEntry(kind, entry.documentId);
+    if (!config) throw new CliError(`the key of "${name}" cannot be revealed (no encrypted copy)`);
+    process.stderr.write(`${kind} configuration for "${name}" (save it as ${config.filename}); it holds the key:\n`);
+    return config.body.replace(/\n$/, '');
+  },
+
+  async revoke(keys, { name }) {
+    if (!(await keys.revoke(name))) throw new CliError(`no key named "${name}"`);
+    process.stderr.write(`revoked "${name}"\n`);
+    return null;
+  },
+};
+
+/**
+ * Runs one key command (`argv`: what follows `keys`) in the app at `appDir`, booted from `distDir`
+ * (its compiled code: `dist` for a TypeScript app, the app itself for a JavaScript one). Resolves
+ * with the exit code; prints the output.
+ */
+async function runKeys(argv, { appDir, distDir }) {
+  try {
+    const args = readArgs(argv);
+    const output = await withKeys({ appDir, distDir }, (keys, plugin) => COMMANDS[args.command](keys, args, plugin));
+    if (output !== null && output !== '') process.stdout.write(`${output}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(error instanceof CliError ? `${error.message}\n` : `strapi-image-api: ${error.message}\n`);
+    return 1;
+  }
+}
+
+module.exports = { runKeys, USAGE };
