@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { startApp, APP_DIR, PUBLIC_URL, type TestApp } from '../helpers/app';
 import { adminToken } from '../helpers/admin';
 import { png } from '../helpers/fixtures';
+import { binaryParser } from '../helpers/image-json';
 
 const run = promisify(execFile);
 let app: TestApp;
@@ -43,12 +44,7 @@ const sharexValue = (template: string, answer: any) =>
   template.replace(/\{json:([^}]+)\}/g, (_, jsonPath: string) => String(jsonPath.split('.').reduce((value, part) => value?.[part], answer)));
 
 /** The bytes at an absolute URL the API handed out. */
-const fetchBytes = async (url: string) =>
-  (await app.http.get(app.pathOf(url)).buffer(true).parse((res, done) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => done(null, Buffer.concat(chunks)));
-  })).body as Buffer;
+const fetchBytes = async (url: string) => (await app.http.get(app.pathOf(url)).buffer(true).parse(binaryParser)).body as Buffer;
 
 test('the key panel offers each configuration as a download, to admins who may reveal the key', async () => {
   for (const [kind, filename, type] of [

@@ -14,6 +14,7 @@ import imgbbUploader from 'imgbb-uploader';
 import { startApp, PUBLIC_URL, type TestApp } from '../helpers/app';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { jpeg, png } from '../helpers/fixtures';
+import { binaryParser } from '../helpers/image-json';
 
 let app: TestApp;
 let fixtures: FixtureServer;
@@ -73,11 +74,7 @@ function expectImgbbAnswer(res: any, expected: { extension: string; mime: string
 }
 
 /** The stored original, as served. */
-const served = async (url: string) => (await app.http.get(app.pathOf(url)).buffer(true).parse((res, done) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-})).body as Buffer;
+const served = async (url: string) => (await app.http.get(app.pathOf(url)).buffer(true).parse(binaryParser)).body as Buffer;
 
 describe('/1/upload, as imgbb clients send it', () => {
   test.each([
