@@ -5,19 +5,11 @@
 const { spawn } = require('child_process');
 const fs = require('fs');
 const http = require('http');
-const net = require('net');
 const path = require('path');
 
 const ROOT = path.join(__dirname, '..');
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
+const { freePort } = require('../scripts/cluster/processes');
 
 /**
  * One production server of the app under `workDir`, rate limits off, on a SQLite database of its own

@@ -24,7 +24,7 @@ const { startCeph } = require('./cluster/ceph');
 const { APP_DIR, sharedEnvironment, startInstance, waitUntilHealthy } = require('./cluster/instances');
 const { startNginx } = require('./cluster/nginx');
 const { startPostgres } = require('./cluster/postgres');
-const { isAlive, sleep, stopProcess } = require('./cluster/processes');
+const { freePort, isAlive, sleep, stopProcess } = require('./cluster/processes');
 const { startRedis } = require('./cluster/redis');
 
 const BUCKET = 'images';
@@ -125,7 +125,6 @@ async function start({ instances: count, dir }) {
     await createBucket(s3, BUCKET);
 
     // The balancer's port is chosen first: every instance names it as PUBLIC_URL.
-    const { freePort } = require('./cluster/processes');
     const balancerPort = await freePort();
     const publicUrl = `http://127.0.0.1:${balancerPort}`;
     const key = `img_${crypto.randomBytes(16).toString('hex')}`;

@@ -46,26 +46,21 @@ const INIT = `window.addEventListener('load', function () {
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** `/api/1`, whatever the REST prefix. */
   const base = () => `${(strapi.config.get('api.rest.prefix') as string) ?? '/api'}/1`;
-  let cached: { key: string; body: string } | null = null;
 
   return {
+    // Built per request from the live configuration (a few milliseconds; clients fetch it rarely),
+    // so it always says what the running options are.
     document(ctx: Context) {
       const config = getConfig(strapi);
-      const publicUrl = getService(strapi, 'public-url').base();
-      const key = `${publicUrl} ${config.imgbbPath}`;
-      if (cached?.key !== key) {
-        const doc = openApiDocument({
-          publicUrl,
-          imgbbPath: config.imgbbPath,
-          maxBytes: config.maxBytes,
-          minExpiration: config.minExpiration,
-          maxExpiration: config.maxExpiration,
-        });
-        cached = { key, body: JSON.stringify(doc) };
-      }
       ctx.type = 'application/json; charset=utf-8';
       ctx.set('Cache-Control', 'public, max-age=300');
-      ctx.body = cached.body;
+      ctx.body = openApiDocument({
+        publicUrl: getService(strapi, 'public-url').base(),
+        imgbbPath: config.imgbbPath,
+        maxBytes: config.maxBytes,
+        minExpiration: config.minExpiration,
+        maxExpiration: config.maxExpiration,
+      });
     },
 
     page(ctx: Context) {

@@ -53,8 +53,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   /**
-   * Runs the action `route` names once the body is read (null: nothing more to check), answering
-   * any failure in the error shape and the format asked.
+   * Runs the action `route` picks (after its own checks: version, action) once the body is read,
+   * answering any failure in the error shape and the format asked.
    */
   async function run(ctx: Context, dialect: Dialect, route: () => Action) {
     const state = ctx.state.imageApi as UploadRequestState | undefined;
