@@ -38,6 +38,73 @@ test('the edit view lays out expiry, key, views and album; never the hash or the
   for (const field of ['delete_hash', 'expiry_claim', 'expiry_claimed_at']) expect(edit).not.toContain(field);
 });
 
+const KEY_UID = 'plugin::image-api.api-key';
+const configurationOf = async (uid: string) => {
+  const res = await app.http.get(`/content-manager/content-types/${uid}/configuration`).set(auth);
+  expect(res.status).toBe(200);
+  return res.body.data.contentType;
+};
+const editFieldsOf = (configuration: { layouts: { edit: Array<Array<{ name: string }>> } }) =>
+  configuration.layouts.edit.flat().map((field) => field.name);
+
+test("the key list shows the columns that matter, under human headings; the edit view's server fields are read-only", async () => {
+  const configuration = await configurationOf(KEY_UID);
+  expect(configuration.layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count']);
+  const headings = configuration.layouts.list.map((field: string) => configuration.metadatas[field].list.label);
+  expect(headings).toEqual(['Name', 'Active', 'Key starts', 'Key ends', 'Expires', 'Last used', 'Uploads']);
+  expect(configuration.settings).toMatchObject({ mainField: 'name', defaultSortBy: 'createdAt', defaultSortOrder: 'DESC' });
+
+  const edit = configuration.metadatas;
+  for (const field of ['key_prefix', 'key_last4', 'last_used_at', 'upload_count', 'images']) {
+    expect([field, edit[field].edit.editable]).toEqual([field, false]);
+  }
+  for (const field of ['name', 'description', 'contact', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'folder', 'owner']) {
+    expect([field, edit[field].edit.editable]).toEqual([field, true]);
+  }
+  // No snake_case left in a label, and the rate limit says its format.
+  for (const field of editFieldsOf(configuration)) expect([field, edit[field].edit.label]).not.toEqual([field, expect.stringMatching(/_/)]);
+  expect(edit.rate_limit.edit).toMatchObject({ label: 'Rate limit', placeholder: '100/minute,2000/day' });
+  expect(edit.rate_limit.edit.description).toMatch(/"100\/minute,2000\/day"; or "off"/);
+  expect(edit.owner_user.edit.label).toBe('Owner (site user)');
+  expect(editFieldsOf(configuration)).toEqual([
+    'name', 'active', 'description', 'contact', 'expires_at', 'rate_limit', 'default_expiration', 'folder',
+    'owner', 'owner_user', 'key_prefix', 'key_last4', 'last_used_at', 'upload_count', 'images',
+  ]);
+});
+
+test('the image list shows the thumbnail, title, id, key, views and expiry; the EXIF editor is left out', async () => {
+  const configuration = await configurationOf(IMAGE_UID);
+  expect(configuration.layouts.list).toEqual(['file', 'title', 'id_encoded', 'api_key', 'views', 'expires_at', 'createdAt']);
+  expect(configuration.metadatas.api_key.list.label).toBe('Key');
+  expect(configuration.metadatas.api_key.edit.mainField).toBe('name');
+  expect(editFieldsOf(configuration)).not.toContain('original_exifdata');
+  expect(configuration.metadatas.original_exifdata.edit.visible).toBe(false);
+  const editable = Object.fromEntries(editFieldsOf(configuration).map((field) => [field, configuration.metadatas[field].edit.editable]));
+  expect(editable).toEqual({
+    file: false, title: true, description: true, nsfw: true, expires_at: true, views: false, id_encoded: false, name: false,
+    md5: false, original_filename: false, api_key: false, owner: false, album: false, owner_user: false,
+  });
+});
+
+test("an admin's own changes to the view stay across boots; a new version of the plugin's view replaces them", async () => {
+  const configuration = await configurationOf(KEY_UID);
+  const { uid: _uid, ...body } = configuration;
+  const changed = { ...body, layouts: { ...body.layouts, list: ['name', 'contact'] } };
+  delete (changed as { options?: unknown }).options;
+  // As the admin's "Configure the view" sends it: the GET adds each relation's main field to `list`.
+  for (const metadata of Object.values(changed.metadatas as Record<string, { list: { mainField?: unknown } }>)) delete metadata.list.mainField;
+  const put = await app.http.put(`/content-manager/content-types/${KEY_UID}/configuration`).set(auth).send(changed);
+  expect([put.status, put.body.error]).toEqual([200, undefined]);
+  const layout = app.strapi.plugin('image-api').service('content-manager-layout');
+  await layout.apply(); // as at the next boot
+  expect((await configurationOf(KEY_UID)).layouts.list).toEqual(['name', 'contact']);
+
+  // As if this app had an older version of the plugin's view.
+  await app.strapi.store({ type: 'plugin', name: 'image-api', key: 'content-manager-layout' }).set({ value: { version: 0 } });
+  await layout.apply();
+  expect((await configurationOf(KEY_UID)).layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count']);
+});
+
 test('an image record as the Content Manager gives it: expiry and views; its key and album as relations', async () => {
   const image = await upload({ expiration: 'P1D' });
   await app.http.get(app.pathOf(image.url_viewer));

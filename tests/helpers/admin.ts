@@ -1,17 +1,25 @@
-/** A super admin and its JWT, to call the admin API as the panel does. */
+/** Admin users and their JWTs, to call the admin API as the panel does. */
 import type { TestApp } from './app';
 
-export async function adminToken(app: TestApp, email = 'admin@img.test', password = 'Admin-pass-1234'): Promise<string> {
-  const superAdmin = await app.strapi.service('admin::role').getSuperAdmin();
+/** Strapi's default roles, by code. */
+export type AdminRole = 'strapi-super-admin' | 'strapi-editor' | 'strapi-author';
+
+export async function adminToken(
+  app: TestApp,
+  email = 'admin@img.test',
+  password = 'Admin-pass-1234',
+  role: AdminRole = 'strapi-super-admin'
+): Promise<string> {
+  const roleRow = await app.strapi.db.query('admin::role').findOne({ where: { code: role } });
   const existing = await app.strapi.db.query('admin::user').findOne({ where: { email } });
   if (!existing) {
     await app.strapi.service('admin::user').create({
       email,
-      firstname: 'Ada',
-      lastname: 'Admin',
+      firstname: role === 'strapi-super-admin' ? 'Ada' : 'Eddie',
+      lastname: role.replace('strapi-', ''),
       password,
       isActive: true,
-      roles: [superAdmin.id],
+      roles: [roleRow.id],
     });
   }
   const res = await app.http.post('/admin/login').send({ email, password });

@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
 import { uploadPathMatcher } from './middlewares/route-scope';
 import { answerClientErrors } from './services/runtime/client-errors';
+import { registerPermissions } from './admin-permissions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   try {
@@ -22,6 +23,10 @@ async function setUp(strapi: Core.Strapi) {
     );
   }
   answerClientErrors(strapi.server.httpServer, uploadPathMatcher(strapi));
+  await getService(strapi, 'content-manager-layout').apply();
+  await registerPermissions(strapi);
+  const backfilled = await getService(strapi, 'usage-tally').backfill();
+  if (backfilled > 0) strapi.log.info(`image-api: usage tallies filled in from ${backfilled} existing images`);
   // Created at boot so the first concurrent uploads do not race to create it.
   await getService(strapi, 'media-folder').get();
   await getService(strapi, 'rate-limits').connect();

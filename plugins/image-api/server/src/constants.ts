@@ -10,6 +10,7 @@ export const IMAGE_UID = 'plugin::image-api.image';
 export const API_KEY_UID = 'plugin::image-api.api-key';
 export const PENDING_UPLOAD_UID = 'plugin::image-api.pending-upload';
 export const IDEMPOTENT_UPLOAD_UID = 'plugin::image-api.idempotent-upload';
+export const USAGE_DAY_UID = 'plugin::image-api.usage-day';
 
 /** Other plugins' content types the plugin writes to or links to. */
 export const FILE_UID = 'plugin::upload.file';

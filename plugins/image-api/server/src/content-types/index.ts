@@ -3,10 +3,12 @@ import apiKey from './api-key/schema';
 import apiKeyLifecycles from './api-key/lifecycles';
 import pendingUpload from './pending-upload/schema';
 import idempotentUpload from './idempotent-upload/schema';
+import usageDay from './usage-day/schema';
 
 export default {
   image: { schema: image },
   'api-key': { schema: apiKey, lifecycles: apiKeyLifecycles },
   'pending-upload': { schema: pendingUpload },
   'idempotent-upload': { schema: idempotentUpload },
+  'usage-day': { schema: usageDay },
 };

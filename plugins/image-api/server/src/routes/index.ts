@@ -6,9 +6,12 @@
  *
  * `/api/1/openapi.json` and `/api/1/docs`: the OpenAPI document and its rendering (controllers/docs).
  *
- * Admin API (`/image-api/...`, admin JWT): reveal and regenerate a key from its entry's edit view,
- * download a client configuration (ShareX, PicGo, curl) filled in with it.
+ * Admin API (`/image-api/...`, admin JWT, each route behind one of the plugin's permissions): reveal
+ * and regenerate a key from its entry's edit view, download a client configuration (ShareX, PicGo,
+ * curl) filled in with it; the "Image API" page's usage, keys and image deletion.
  */
+import { ACTIONS } from '../admin-permissions';
+
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const dialect = (method: (typeof METHODS)[number]) => ({
@@ -18,11 +21,11 @@ const dialect = (method: (typeof METHODS)[number]) => ({
   config: { auth: false },
 });
 
-const adminAction = (method: 'GET' | 'POST', path: string, handler: string) => ({
+const adminAction = (method: 'GET' | 'POST' | 'DELETE', path: string, handler: string, action: string) => ({
   method,
   path,
-  handler: `api-key-admin.${handler}`,
-  config: { policies: ['admin::isAuthenticatedAdmin'] },
+  handler,
+  config: { policies: ['admin::isAuthenticatedAdmin', { name: 'admin::hasPermissions', config: { actions: [action] } }] },
 });
 
 /** The API's description, ahead of the dialect's catch-all (which would answer 120 for these actions). */
@@ -42,9 +45,13 @@ export default {
   admin: {
     type: 'admin',
     routes: [
-      adminAction('GET', '/api-keys/:documentId/key', 'reveal'),
-      adminAction('POST', '/api-keys/:documentId/regenerate', 'regenerate'),
-      adminAction('GET', '/api-keys/:documentId/client-config/:kind', 'clientConfig'),
+      adminAction('GET', '/api-keys/:documentId/key', 'api-key-admin.reveal', ACTIONS.keysReveal),
+      adminAction('POST', '/api-keys/:documentId/regenerate', 'api-key-admin.regenerate', ACTIONS.keysReveal),
+      adminAction('GET', '/api-keys/:documentId/client-config/:kind', 'api-key-admin.clientConfig', ACTIONS.keysReveal),
+      adminAction('GET', '/usage/overview', 'usage-admin.overview', ACTIONS.usageRead),
+      adminAction('GET', '/usage/keys', 'usage-admin.keys', ACTIONS.keysManage),
+      adminAction('GET', '/usage/keys/:documentId', 'usage-admin.keyUsage', ACTIONS.keysManage),
+      adminAction('DELETE', '/images/:idEncoded', 'usage-admin.deleteImage', ACTIONS.imagesDelete),
     ],
   },
 };

@@ -2,6 +2,8 @@ import access from './keys/access';
 import bootLock from './runtime/boot-lock';
 import apiKeys from './keys/api-keys';
 import clientConfigs from './keys/client-configs';
+import contentManagerLayout from './admin/content-manager-layout';
+import usageReport from './admin/usage-report';
 import debrisSweep from './storage/debris-sweep';
 import expirySweep from './storage/expiry-sweep';
 import health from './runtime/health';
@@ -16,12 +18,14 @@ import rateLimits from './keys/rate-limits';
 import requestGate from './runtime/request-gate';
 import upload from './upload';
 import uploadRecords from './storage/upload-records';
+import usageTally from './storage/usage-tally';
 
 export default {
   access,
   'boot-lock': bootLock,
   'api-keys': apiKeys,
   'client-configs': clientConfigs,
+  'content-manager-layout': contentManagerLayout,
   'debris-sweep': debrisSweep,
   'expiry-sweep': expirySweep,
   health,
@@ -36,4 +40,6 @@ export default {
   'request-gate': requestGate,
   upload,
   'upload-records': uploadRecords,
+  'usage-report': usageReport,
+  'usage-tally': usageTally,
 };

@@ -49,5 +49,8 @@ export default {
     { name: 'image_api_images_name_index', columns: ['name'], type: 'unique' },
     // The expiry sweep: expired images, oldest first.
     { name: 'image_api_images_expires_at_index', columns: ['expires_at'] },
+    // The usage page: the most viewed and the latest images.
+    { name: 'image_api_images_views_index', columns: ['views'] },
+    { name: 'image_api_images_created_at_index', columns: ['created_at'] },
   ],
 };

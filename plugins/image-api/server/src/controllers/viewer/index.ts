@@ -78,6 +78,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const images = getService(strapi, 'images');
       const found = ID.test(id) && (await images.countView(id)) ? await images.findForViewer(id) : null;
       if (!found?.file) return answerHtml(ctx, 404, notFoundPage());
+      await getService(strapi, 'usage-tally')
+        .view(found.apiKeyId)
+        .catch((error: Error) => strapi.log.warn(`image-api: a view was not tallied: ${error.message}`));
       ctx.set('Cache-Control', 'no-cache');
       answerHtml(ctx, 200, viewerPage(found, publicUrl().base(), publicUrl().viewer(id)));
     }),

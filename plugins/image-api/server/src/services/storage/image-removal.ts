@@ -18,7 +18,15 @@ export interface RemovableImage {
   /** The stored base name (the file's hash). */
   name: string;
   /** Its Media Library file entry; null when an editor deleted it already. */
-  file: { id: number; hash: string; ext: string; formats?: Record<string, { hash: string; ext: string }> | null } | null;
+  file: {
+    id: number;
+    hash: string;
+    ext: string;
+    size?: number | string | null;
+    formats?: Record<string, { hash: string; ext: string; size?: number | string | null }> | null;
+  } | null;
+  /** The key it was uploaded with: the usage tallies file the deletion under it. */
+  apiKeyId?: number | null;
 }
 
 /** The provider files of an image: the original and every format recorded on its file entry. */
@@ -42,6 +50,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await strapi.db.transaction(async ({ trx }) => {
           await rows.remove(trx, IMAGE_UID, images.map((image) => image.id));
           await rows.remove(trx, FILE_UID, images.flatMap((image) => (image.file ? [image.file.id] : [])));
+          await getService(strapi, 'usage-tally').removal(trx, images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file })));
         });
       } catch (error) {
         await journal.closeNames(names).catch(() => undefined);

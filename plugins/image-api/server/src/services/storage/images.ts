@@ -9,6 +9,8 @@ import type { Core } from '@strapi/strapi';
 import { IMAGE_UID } from '../../constants';
 import type { RemovableImage } from './image-removal';
 import { createRowWriter } from './sql-rows';
+import type { SizedFile } from './usage-tally';
+import { getService } from '../../get-service';
 
 export interface ViewerImage {
   idEncoded: string;
@@ -21,6 +23,8 @@ export interface ViewerImage {
   bytes: number;
   /** The `.md` variant, the image link previews show. */
   medium: { url: string; width: number; height: number } | null;
+  /** The key it was uploaded with (the usage tallies count its views under it). */
+  apiKeyId: number | null;
 }
 
 /** An image as a deletion finds it: what to delete, who may, and what the confirmation page shows. */
@@ -43,7 +47,7 @@ const CLAIM_LEASE_MS = 10 * 60 * 1000;
 /** The delete link's secret as it is stored: SHA-256, hex (the secret itself never is). */
 export const deleteHashOf = (secret: string) => crypto.createHash('sha256').update(secret).digest('hex');
 
-const FILE_FIELDS = ['id', 'hash', 'ext', 'formats', 'url'];
+const FILE_FIELDS = ['id', 'hash', 'ext', 'formats', 'url', 'size'];
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = createRowWriter(strapi);
@@ -68,7 +72,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async findForViewer(idEncoded: string, now = new Date()): Promise<ViewerImage | null> {
       const record = await strapi.db.query(IMAGE_UID).findOne({
         where: { id_encoded: idEncoded, ...live(now) },
-        populate: { file: true },
+        populate: { file: true, api_key: { select: ['id'] } },
       });
       if (!record) return null;
       const file = record.file ?? null;
@@ -81,6 +85,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         file,
         bytes: file ? Math.round(Number(file.size) * 1000) : 0,
         medium: file?.formats?.medium ?? null,
+        apiKeyId: record.api_key?.id ?? null,
       };
     },
 
@@ -134,21 +139,32 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const claimed = await strapi.db.query(IMAGE_UID).findMany({
         where: { id: { $in: candidates }, expiry_claim: token },
         select: ['id', 'name'],
-        populate: { file: { select: FILE_FIELDS } },
+        populate: { file: { select: FILE_FIELDS }, api_key: { select: ['id'] } },
       });
-      return claimed.map((record: RemovableImage & { file?: RemovableImage['file'] }) => ({
+      return claimed.map((record: RemovableImage & { api_key?: { id: number } | null }) => ({
         id: record.id,
         name: record.name,
         file: record.file ?? null,
+        apiKeyId: record.api_key?.id ?? null,
       }));
     },
 
     /** Deletes the records of a Media Library file that was deleted (matched by its hash), with their links. */
-    async removeForFile(file: { hash?: string }): Promise<void> {
+    async removeForFile(file: SizedFile & { hash?: string }): Promise<void> {
       if (!file?.hash) return;
-      const found = await strapi.db.query(IMAGE_UID).findMany({ where: { name: file.hash }, select: ['id'] });
+      const found = await strapi.db.query(IMAGE_UID).findMany({
+        where: { name: file.hash },
+        select: ['id'],
+        populate: { api_key: { select: ['id'] } },
+      });
       if (found.length === 0) return;
-      await strapi.db.transaction(({ trx }) => rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id)));
+      await strapi.db.transaction(async ({ trx }) => {
+        await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
+        await getService(strapi, 'usage-tally').removal(
+          trx,
+          found.map((record: { api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file }))
+        );
+      });
     },
   };
 };

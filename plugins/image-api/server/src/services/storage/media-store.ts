@@ -244,6 +244,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               },
               now
             );
+            // The usage page's tallies, committed with the records or not at all.
+            await getService(strapi, 'usage-tally').upload(trx, upload.apiKeyId, { size: original.size, formats: { thumb, medium } }, now);
           });
         // The plugin's folder is checked every few seconds. If an editor deleted it since, the records
         // fail on it: then, and only then, they are written once more, in the folder found or made again.

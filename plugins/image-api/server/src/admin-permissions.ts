@@ -1,0 +1,53 @@
+/**
+ * The plugin's own admin permissions (Settings → Roles → Plugins → Image API). The usage page needs
+ * `usage.read`; the key section of it, and revealing a key or its client configurations,
+ * `keys.manage` and `keys.reveal`; deleting an image from the page, `images.delete`. Super Admins get
+ * every action (Strapi resets their permissions at boot); the Editor role gets `usage.read` once, at
+ * the first boot that knows the action, and keeps whatever an admin sets afterwards.
+ */
+import type { Core } from '@strapi/strapi';
+import { PLUGIN_ID } from './constants';
+
+export const ACTIONS = {
+  usageRead: `plugin::${PLUGIN_ID}.usage.read`,
+  keysManage: `plugin::${PLUGIN_ID}.keys.manage`,
+  keysReveal: `plugin::${PLUGIN_ID}.keys.reveal`,
+  imagesDelete: `plugin::${PLUGIN_ID}.images.delete`,
+} as const;
+
+const DEFINITIONS = [
+  { uid: 'usage.read', displayName: 'See usage and recent images' },
+  { uid: 'keys.manage', displayName: 'See API keys and their usage' },
+  { uid: 'keys.reveal', displayName: 'Reveal API keys and their client configurations' },
+  { uid: 'images.delete', displayName: 'Delete images' },
+].map((action) => ({ ...action, section: 'plugins', subCategory: 'Image API', pluginName: PLUGIN_ID }));
+
+const EDITOR_ROLE = 'strapi-editor';
+
+export async function registerPermissions(strapi: Core.Strapi): Promise<void> {
+  await strapi.service('admin::permission').actionProvider.registerMany(DEFINITIONS);
+  // On a new database Strapi creates its default roles after the plugins' bootstrap.
+  strapi.db.lifecycles.subscribe({
+    models: ['admin::role'],
+    async afterCreate(event) {
+      if ((event.result as { code?: string } | undefined)?.code === EDITOR_ROLE) await grantEditorDefaults(strapi);
+    },
+  });
+  await grantEditorDefaults(strapi);
+}
+
+/** Gives the Editor role `usage.read`, once: an admin who takes it away later is not overruled. */
+export async function grantEditorDefaults(strapi: Core.Strapi): Promise<void> {
+  const store = strapi.store({ type: 'plugin', name: PLUGIN_ID, key: 'editor-defaults' });
+  if (await store.get({})) return;
+  const role = await strapi.db.query('admin::role').findOne({ where: { code: EDITOR_ROLE } });
+  // No Editor role yet: granted when Strapi creates it (registerPermissions).
+  if (!role) return;
+  const held = await strapi.db.query('admin::permission').count({ where: { action: ACTIONS.usageRead, role: role.id } });
+  if (held === 0) {
+    await strapi.service('admin::permission').createMany([
+      { action: ACTIONS.usageRead, actionParameters: {}, subject: null, properties: {}, conditions: [], role: role.id },
+    ]);
+  }
+  await store.set({ value: { granted: [ACTIONS.usageRead] } });
+}
