@@ -1,7 +1,9 @@
 /**
  * An admin's whole round trip in a real browser: log into the admin panel, create a key entry, copy
  * the key from its panel, upload an image with it through the API, find the image in the Media
- * Library, revoke the key, see the next upload refused. Screenshots go to docs/screenshots/.
+ * Library, revoke the key, see the next upload refused. Then the "Image API" page as that admin
+ * (usage, images, keys, deleting an image) and as an Editor (usage and images, no key, no delete).
+ * Screenshots go to docs/screenshots/.
  */
 import fs from 'fs';
 import os from 'os';
@@ -109,4 +111,125 @@ test('issue a key in the panel, upload with it, find the image, revoke the key',
   const refused = await api.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(32, 32), 'after-revoke.png');
   expect(refused.status).toBe(403);
   expect(refused.body.error).toEqual({ message: 'API key revoked', code: 100 });
+});
+
+
+/** The admin API as the panel calls it, with the first admin's token. */
+async function asAdmin() {
+  const api = request(app.url);
+  const login = await api.post('/admin/login').send({ email: ADMIN.email, password: ADMIN.password });
+  expect(login.status).toBe(200);
+  const auth = { Authorization: `Bearer ${login.body.data.token}` };
+  return { api, auth };
+}
+
+test("a key's edit view: human labels, server fields read-only, no preview box", async () => {
+  const { api, auth } = await asAdmin();
+  const created = await api
+    .post('/content-manager/collection-types/plugin::image-api.api-key')
+    .set(auth)
+    .send({ name: 'Screenshot tool', description: 'ShareX on the design team', rate_limit: '100/minute' });
+  expect(created.status).toBe(201);
+  await page.goto(`${app.url}/admin/content-manager/collection-types/plugin::image-api.api-key/${created.body.data.documentId}`);
+  await page.getByTestId('image-api-key').waitFor();
+  for (const label of ['Rate limit', 'Default image expiry', 'Owner (admin)', 'Key starts with', 'Uploads', 'Last used']) {
+    await expect(page.getByText(label, { exact: true }).first().isVisible()).resolves.toBe(true);
+  }
+  await expect(page.getByText('Set up preview').count()).resolves.toBe(0);
+  await expect(page.getByText('upload_count', { exact: true }).count()).resolves.toBe(0);
+  await expect(page.locator('input[name="upload_count"]').isDisabled()).resolves.toBe(true);
+  await expect(page.locator('input[name="key_prefix"]').isDisabled()).resolves.toBe(true);
+  await expect(page.locator('input[name="rate_limit"]').isDisabled()).resolves.toBe(false);
+  await shot('key-edit');
+
+  // The list: the columns that matter.
+  await page.goto(`${app.url}/admin/content-manager/collection-types/plugin::image-api.api-key`);
+  await page.getByText('Screenshot tool').first().waitFor();
+  const headings = await page.locator('thead th').allTextContents();
+  for (const heading of ['Name', 'Active', 'Key starts', 'Key ends', 'Expires', 'Last used', 'Uploads']) {
+    expect(headings.join('|')).toContain(heading);
+  }
+  await shot('key-list');
+});
+
+test('the Image API page as an admin: totals, chart, most viewed, recent uploads with their key, keys, delete', async () => {
+  const { api, auth } = await asAdmin();
+  const entry = await api.get('/content-manager/collection-types/plugin::image-api.api-key?filters[name][$eq]=Screenshot%20tool').set(auth);
+  const documentId = entry.body.results[0].documentId;
+  const key = (await api.get(`/image-api/api-keys/${documentId}/key`).set(auth)).body.data.key;
+  const titles = ['Harbour at dusk', 'Team photo', 'Whiteboard', 'Release banner'];
+  const uploaded = [];
+  for (const [i, title] of titles.entries()) {
+    const res = await api.post('/api/1/upload').set('X-API-Key', key).field('title', title).attach('source', await png(400 + i * 40, 260), `shot-${i}.png`);
+    expect(res.status).toBe(200);
+    uploaded.push(res.body.image);
+  }
+  for (let i = 0; i < 5; i++) await api.get(new URL(uploaded[0].url_viewer).pathname);
+  await api.get(new URL(uploaded[1].url_viewer).pathname);
+
+  page.on('dialog', (dialog) => dialog.accept());
+  await page.goto(`${app.url}/admin`);
+  await page.getByRole('link', { name: 'Image API' }).first().click();
+  await page.getByTestId('image-api-usage-chart').first().waitFor();
+  // One image from the first test and four here.
+  await expect(page.getByTestId('image-api-total-images').textContent()).resolves.toBe('5');
+  await expect(page.getByTestId('image-api-total-views').textContent()).resolves.toBe('6');
+  const top = page.getByTestId('image-api-top-viewed').getByTestId('image-api-image-card');
+  await expect(top.first().textContent()).resolves.toContain('Harbour at dusk');
+  await expect(top.first().textContent()).resolves.toContain('5 views');
+  const recent = page.getByTestId('image-api-recent').getByTestId('image-api-image-card');
+  await expect(recent.count()).resolves.toBe(5);
+  await expect(recent.first().textContent()).resolves.toContain('Key: Screenshot tool');
+  // The chart drew today's bar.
+  await expect(page.locator('.recharts-bar-rectangle').count()).resolves.toBeGreaterThan(0);
+  const keys = page.getByTestId('image-api-keys-table');
+  await expect(keys.textContent()).resolves.toMatch(/Browser test key.*revoked/);
+  await expect(keys.textContent()).resolves.toMatch(/Screenshot tool.*active/);
+  await keys.locator('tr', { hasText: 'Screenshot tool' }).getByRole('button', { name: 'Show' }).click();
+  await page.getByTestId('image-api-key-detail').getByRole('button', { name: 'ShareX (.sxcu)' }).waitFor();
+  await shot('usage-page');
+
+  // Delete the latest upload from the grid.
+  await recent.first().getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('Image deleted').first().waitFor();
+  await expect(page.getByTestId('image-api-total-images').textContent()).resolves.toBe('4');
+  expect((await api.get(new URL(uploaded[3].url_viewer).pathname)).status).toBe(404);
+});
+
+test('the Image API page as an Editor: usage and images, no key anywhere, no delete, no key reveal', async () => {
+  const { api, auth } = await asAdmin();
+  const roles = await api.get('/admin/roles').set(auth);
+  const editorRole = roles.body.data.find((role: { code: string }) => role.code === 'strapi-editor');
+  const created = await api
+    .post('/admin/users')
+    .set(auth)
+    .send({ firstname: 'Eddie', lastname: 'Editor', email: 'eddie@img.test', roles: [editorRole.id] });
+  expect(created.status).toBe(201);
+  const password = 'Editor-pass-1234';
+  expect((await api.put(`/admin/users/${created.body.data.id}`).set(auth).send({ password, isActive: true })).status).toBe(200);
+
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const editorPage = await context.newPage();
+  editorPage.setDefaultTimeout(20_000);
+  await editorPage.goto(`${app.url}/admin/auth/login`);
+  await editorPage.locator('input[name="email"]').fill('eddie@img.test');
+  await editorPage.locator('input[name="password"]').fill(password);
+  await editorPage.getByRole('button', { name: 'Login' }).click();
+  await editorPage.waitForURL((url) => !url.pathname.includes('/auth/'), { timeout: 30_000 });
+  await editorPage.getByRole('link', { name: 'Image API' }).first().click();
+  await editorPage.getByTestId('image-api-usage-chart').first().waitFor();
+  await expect(editorPage.getByTestId('image-api-total-images').textContent()).resolves.toBe('4');
+  await expect(editorPage.getByTestId('image-api-recent').getByTestId('image-api-image-card').count()).resolves.toBe(4);
+  await expect(editorPage.getByTestId('image-api-keys-table').count()).resolves.toBe(0);
+  await expect(editorPage.getByTestId('image-api-image-key').count()).resolves.toBe(0);
+  await expect(editorPage.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(0);
+  await editorPage.screenshot({ path: path.join(SHOTS, 'usage-page-editor.png') });
+
+  // The routes behind the page refuse what the page does not show.
+  const login = await api.post('/admin/login').send({ email: 'eddie@img.test', password });
+  const editor = { Authorization: `Bearer ${login.body.data.token}` };
+  const entry = await api.get('/content-manager/collection-types/plugin::image-api.api-key?filters[name][$eq]=Screenshot%20tool').set(auth);
+  expect((await api.get(`/image-api/api-keys/${entry.body.results[0].documentId}/key`).set(editor)).status).toBe(403);
+  expect((await api.get('/image-api/usage/keys').set(editor)).status).toBe(403);
+  await context.close();
 });

@@ -6,8 +6,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Box, Button, Flex, Typography } from '@strapi/design-system';
 import { useFetchClient, useNotification } from '@strapi/strapi/admin';
-
-const KEY_UID = 'plugin::image-api.api-key';
+import { CLIENT_FILES, useClientConfigDownload } from '../hooks/useClientConfigDownload';
+import { KEY_UID } from '../permissions';
 
 interface PanelProps {
   model: string;
@@ -48,22 +48,7 @@ function KeyReveal({ documentId }: { documentId: string }) {
     toggleNotification({ type: 'success', message: 'New key issued: send it to the requester' });
   }, [documentId, post, toggleNotification]);
 
-  // A client configuration as a file: fetched with the admin's token, saved through a blob link.
-  const downloadConfig = useCallback(
-    async (kind: 'sharex' | 'picgo' | 'curl', filename: string) => {
-      try {
-        const res = await get<string>(`/image-api/api-keys/${documentId}/client-config/${kind}`, { responseType: 'text' });
-        const link = document.createElement('a');
-        link.href = URL.createObjectURL(new Blob([res.data], { type: 'application/octet-stream' }));
-        link.download = filename;
-        link.click();
-        setTimeout(() => URL.revokeObjectURL(link.href), 1000);
-      } catch {
-        toggleNotification({ type: 'danger', message: 'The configuration could not be made' });
-      }
-    },
-    [documentId, get, toggleNotification]
-  );
+  const download = useClientConfigDownload();
 
   if (failed) {
     return <Typography textColor="danger600">The key cannot be shown (no encrypted copy, or no permission).</Typography>;
@@ -93,15 +78,11 @@ function KeyReveal({ documentId }: { documentId: string }) {
         Client configuration
       </Typography>
       <Flex gap={2} wrap="wrap">
-        <Button variant="tertiary" size="S" onClick={() => downloadConfig('sharex', 'image-api.sxcu')} disabled={!key}>
-          ShareX (.sxcu)
-        </Button>
-        <Button variant="tertiary" size="S" onClick={() => downloadConfig('picgo', 'image-api.picgo.json')} disabled={!key}>
-          PicGo / PicList
-        </Button>
-        <Button variant="tertiary" size="S" onClick={() => downloadConfig('curl', 'image-api.curl.sh')} disabled={!key}>
-          curl
-        </Button>
+        {CLIENT_FILES.map(({ kind, label, filename }) => (
+          <Button key={kind} variant="tertiary" size="S" onClick={() => download(documentId, kind, filename)} disabled={!key}>
+            {label}
+          </Button>
+        ))}
       </Flex>
     </Flex>
   );

@@ -1,0 +1,64 @@
+/** Images as thumbnail cards: title, views, key (for those who may see keys), expiry, and delete. */
+import { Box, Button, Flex, Grid, Typography } from '@strapi/design-system';
+import { formatDate, type ImageCard } from './types';
+
+interface Props {
+  images: ImageCard[];
+  label: string;
+  onDelete?: (image: ImageCard) => void;
+  testId: string;
+}
+
+export function ImageGrid({ images, label, onDelete, testId }: Props) {
+  return (
+    <Box>
+      <Typography variant="sigma" textColor="neutral600" tag="h2">
+        {label}
+      </Typography>
+      {images.length === 0 ? (
+        <Box paddingTop={3}>
+          <Typography textColor="neutral600">No images yet.</Typography>
+        </Box>
+      ) : (
+        <Grid.Root gap={4} paddingTop={3} data-testid={testId}>
+          {images.map((image) => (
+            <Grid.Item key={image.idEncoded} col={3} s={6} xs={12} direction="column" alignItems="stretch">
+              <Box background="neutral0" hasRadius shadow="tableShadow" overflow="hidden" data-testid="image-api-image-card">
+                <a href={image.viewerUrl} target="_blank" rel="noreferrer">
+                  <Box background="neutral100" style={{ height: 140, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
+                    {image.thumbUrl ? (
+                      <img src={image.thumbUrl} alt={image.title ?? image.idEncoded} style={{ maxHeight: 140, maxWidth: '100%' }} />
+                    ) : null}
+                  </Box>
+                </a>
+                <Flex direction="column" alignItems="stretch" gap={1} padding={3}>
+                  <Typography fontWeight="semiBold" ellipsis>
+                    {image.title ?? image.idEncoded}
+                  </Typography>
+                  <Typography variant="pi" textColor="neutral600">
+                    {image.views} {image.views === 1 ? 'view' : 'views'} · {formatDate(image.createdAt)}
+                  </Typography>
+                  {image.key ? (
+                    <Typography variant="pi" textColor="neutral600" data-testid="image-api-image-key">
+                      Key: {image.key.name}
+                    </Typography>
+                  ) : null}
+                  <Typography variant="pi" textColor="neutral600">
+                    Expires: {image.expiresAt ? formatDate(image.expiresAt) : 'never'}
+                  </Typography>
+                  {onDelete ? (
+                    <Box paddingTop={2}>
+                      <Button variant="danger-light" size="S" onClick={() => onDelete(image)}>
+                        Delete
+                      </Button>
+                    </Box>
+                  ) : null}
+                </Flex>
+              </Box>
+            </Grid.Item>
+          ))}
+        </Grid.Root>
+      )}
+    </Box>
+  );
+}
