@@ -45,7 +45,7 @@ afterAll(async () => {
   if (publicDir) fs.rmSync(publicDir, { recursive: true, force: true });
 });
 
-const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+const shot = (name: string, fullPage = false) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
 
 test('issue a key in the panel, upload with it, find the image, revoke the key', async () => {
   // 1. The first admin registers, which logs them in.
@@ -187,7 +187,8 @@ test('the Image API page as an admin: totals, chart, most viewed, recent uploads
   await expect(keys.textContent()).resolves.toMatch(/Screenshot tool.*active/);
   await keys.locator('tr', { hasText: 'Screenshot tool' }).getByRole('button', { name: 'Show' }).click();
   await page.getByTestId('image-api-key-detail').getByRole('button', { name: 'ShareX (.sxcu)' }).waitFor();
-  await shot('usage-page');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot('usage-page', true);
 
   // Delete the latest upload from the grid.
   await recent.first().getByRole('button', { name: 'Delete' }).click();
@@ -223,7 +224,7 @@ test('the Image API page as an Editor: usage and images, no key anywhere, no del
   await expect(editorPage.getByTestId('image-api-keys-table').count()).resolves.toBe(0);
   await expect(editorPage.getByTestId('image-api-image-key').count()).resolves.toBe(0);
   await expect(editorPage.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(0);
-  await editorPage.screenshot({ path: path.join(SHOTS, 'usage-page-editor.png') });
+  await editorPage.screenshot({ path: path.join(SHOTS, 'usage-page-editor.png'), fullPage: true });
 
   // The routes behind the page refuse what the page does not show.
   const login = await api.post('/admin/login').send({ email: 'eddie@img.test', password });
