@@ -38,19 +38,22 @@ async function fillLibrary(strapi, { count, keyId, folder }) {
       const name = `fill-${idEncoded}`;
       // One in ten expires some day in the next months: the expiry index is not empty.
       const expiresAt = i % 10 === 0 ? new Date(now.getTime() + (1 + (imageId % 180)) * 86_400_000) : null;
+      // Uploaded over the past year and viewed unevenly, as a real library: the usage page's chart,
+      // most viewed and latest images read through indexes, not from a single day's rows.
+      const uploadedAt = new Date(now.getTime() - (1 + (imageId % 365)) * 86_400_000);
       imageRows.push({
         id: imageId,
         document_id: randomId(24).toLowerCase(),
         [column('plugin::image-api.image', 'id_encoded')]: idEncoded,
         name,
         [column('plugin::image-api.image', 'md5')]: crypto.createHash('md5').update(name).digest('hex'),
-        views: 0,
+        views: (imageId * 7919) % 1000,
         nsfw: false,
         original_filename: `${name}.png`,
         expires_at: expiresAt,
         delete_hash: crypto.createHash('sha256').update(name).digest('hex'),
-        created_at: now,
-        updated_at: now,
+        created_at: uploadedAt,
+        updated_at: uploadedAt,
         published_at: now,
       });
       const format = (suffix, width, height) => ({ name: `${name}${suffix}.png`, hash: `${name}${suffix}`, ext: '.png', mime: 'image/png', width, height, size: 10, sizeInBytes: 10000, url: `/uploads/${name}${suffix}.png`, path: null });

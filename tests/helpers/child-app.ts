@@ -12,7 +12,8 @@ export interface ChildApp {
   kill(): Promise<void>;
 }
 
-const freePort = () =>
+/** A port nothing listens on now, on loopback. */
+export const freePort = () =>
   new Promise<number>((resolve) => {
     const server = net.createServer();
     server.listen(0, '127.0.0.1', () => {

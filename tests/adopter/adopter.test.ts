@@ -1,0 +1,167 @@
+/**
+ * The README's "Add the plugin to an existing Strapi 5 app", step by step, as an adopter follows it:
+ * the plugin packed with `npm pack`, a fresh app made by create-strapi-app 5.54.0 (TypeScript,
+ * SQLite), the package installed from the tarball, the README's config entry merged into the file
+ * the app came with, the README's `.env` lines, a production build and start, a key issued with the
+ * packaged CLI, an upload. The config entry, the `.env` lines and the CLI command are read from the
+ * README itself, so the section and this test cannot drift apart.
+ *
+ * Installs go through npm's cache (`--prefer-offline`), as CI's own install does; the app's server
+ * only ever talks to loopback (telemetry off). create-strapi-app's defaults otherwise: SQLite in
+ * .tmp/data.db (naming `--dbclient` without `--dbfile` writes an empty DATABASE_FILENAME).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+import request from 'supertest';
+import { png } from '../helpers/fixtures';
+import { freePort } from '../helpers/child-app';
+
+const ROOT = path.join(__dirname, '..', '..');
+const PLUGIN_DIR = path.join(ROOT, 'plugins', 'image-api');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-adopter-'));
+const APP = path.join(WORK, 'app');
+const SECRET = 'adopter-test-secret-0123456789abcdef';
+
+/** Child processes' environment: npm from its cache, no telemetry, nothing of this repository's own .env. */
+const ENV = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+  STRAPI_TELEMETRY_DISABLED: 'true',
+};
+
+let url: string;
+let server: ChildProcess | undefined;
+let serverLog = '';
+
+/** The README section this test follows. */
+const SECTION = README.slice(README.indexOf('## Add the plugin to an existing Strapi 5 app'), README.indexOf('\n## ', README.indexOf('## Add the plugin') + 5));
+/** A fenced block of the section, by its language. */
+const block = (language: string) => {
+  const match = SECTION.match(new RegExp('```' + language + '\\n([\\s\\S]*?)```'));
+  if (!match) throw new Error(`README: no ${language} block in "Add the plugin"`);
+  return match[1].split('\n').map((line) => line.trim()).filter(Boolean);
+};
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}): string {
+  return execFileSync(command, args, { cwd, env: { ...ENV, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+}
+
+beforeAll(async () => {
+  // 1. The package, as `npm pack` makes it (prepack builds it).
+  const packed = run('npm', ['pack', '--pack-destination', WORK, '--json'], PLUGIN_DIR);
+  const tarball = path.join(WORK, JSON.parse(packed.slice(packed.indexOf('[')))[0].filename);
+  expect(fs.existsSync(tarball)).toBe(true);
+
+  // A fresh app, as create-strapi-app makes it, with its dependencies.
+  run(path.join(ROOT, 'node_modules', '.bin', 'create-strapi-app'), [
+    'app', '--no-run', '--skip-cloud', '--typescript', '--use-npm', '--no-example', '--no-git-init',
+    '--install', '--non-interactive',
+  ], WORK);
+  run('npm', ['install', tarball], APP);
+
+  // 2. The README's entry, merged into the object the app's config/plugins.ts returns.
+  const entry = block('ts').find((line) => line.startsWith("'image-api'"))!;
+  const pluginsFile = path.join(APP, 'config', 'plugins.ts');
+  const original = fs.readFileSync(pluginsFile, 'utf8');
+  expect(original).toMatch(/=> \(\{\n/);
+  fs.writeFileSync(pluginsFile, original.replace(/=> \(\{\n/, (opening) => `${opening}  ${entry}\n`));
+
+  // 3. The README's .env lines, with this test's values.
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  const values: Record<string, string> = { IMAGE_API_KEY_SECRET: SECRET, PUBLIC_URL: url };
+  const lines = block('dotenv').map((line) => line.split('=')[0]).map((name) => `${name}=${values[name]}`);
+  fs.appendFileSync(path.join(APP, '.env'), `\n${lines.join('\n')}\nHOST=127.0.0.1\nPORT=${port}\n`);
+
+  // 4. Build and start in production mode.
+  run('npm', ['run', 'build'], APP, { NODE_ENV: 'production' });
+  server = spawn('npm', ['run', 'start'], { cwd: APP, env: { ...ENV, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  server.stdout!.on('data', (chunk) => (serverLog += chunk));
+  server.stderr!.on('data', (chunk) => (serverLog += chunk));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const up = await request(url).get('/_health').then((res) => res.status, () => 0);
+    if (up === 204 || up === 200) break;
+    if (Date.now() > deadline || server.exitCode !== null) throw new Error(`the app did not start:\n${serverLog}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}, 1_200_000);
+
+afterAll(async () => {
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      /* gone already */
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  fs.rmSync(WORK, { recursive: true, force: true });
+});
+
+test('the fresh app keeps its own plugin settings next to the entry, and boots without a warning about the secret', () => {
+  const plugins = fs.readFileSync(path.join(APP, 'config', 'plugins.ts'), 'utf8');
+  expect(plugins).toContain("'users-permissions': {");
+  expect(plugins).toContain('allowedTypes: allowedMediaTypes');
+  expect(plugins).toContain("'image-api': { enabled: true },");
+  expect(serverLog).not.toMatch(/IMAGE_API_KEY_SECRET .* is not set/);
+  expect(serverLog).not.toMatch(/\berror\b/i);
+});
+
+let key: string;
+
+test("the packaged CLI issues a key, as the README's command does", () => {
+  const create = block('sh').find((line) => line.startsWith('npx strapi-image-api keys create'))!;
+  const name = create.match(/--name "([^"]+)"/)![1];
+  const out = run('npx', ['strapi-image-api', 'keys', 'create', '--name', name], APP);
+  key = out.trim().split('\n').pop()!;
+  expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
+  const list = run('npx', ['strapi-image-api', 'keys', 'list', '--json'], APP);
+  expect(JSON.parse(list)).toEqual([expect.objectContaining({ name, active: true, uploadCount: 0 })]);
+  const sxcu = JSON.parse(run('npx', ['strapi-image-api', 'keys', 'client-config', 'sharex', name], APP));
+  expect(sxcu).toMatchObject({ Headers: { 'X-API-Key': key }, RequestURL: `${url}/api/1/upload` });
+});
+
+test('an upload with that key is stored in the app: original and both variants on disk, the viewer serves it', async () => {
+  const image = await png(800, 600);
+  const res = await request(url).post('/api/1/upload').field('key', key).field('title', 'Adopted').attach('source', image, 'cat.png');
+  expect(res.status).toBe(200);
+  expect(res.body.image).toMatchObject({ title: 'Adopted', width: 800, height: 600, extension: 'png' });
+  for (const variant of [res.body.image, res.body.image.thumb, res.body.image.medium]) {
+    const file = path.join(APP, 'public', new URL(variant.url).pathname);
+    expect([variant.url, fs.existsSync(file)]).toEqual([variant.url, true]);
+  }
+  expect(fs.readFileSync(path.join(APP, 'public', new URL(res.body.image.url).pathname)).equals(image)).toBe(true);
+  const viewer = await request(url).get(new URL(res.body.image.url_viewer).pathname);
+  expect(viewer.status).toBe(200);
+  expect(viewer.text).toContain('Adopted');
+});
+
+test('the admin panel: the Image API page is built in, the Content Manager views and the usage routes answer', async () => {
+  const api = request(url);
+  const register = await api
+    .post('/admin/register-admin')
+    .send({ firstname: 'Ada', lastname: 'Adopter', email: 'ada@adopter.test', password: 'Adopter-pass-1234' });
+  expect(register.status).toBe(200);
+  const auth = { Authorization: `Bearer ${register.body.data.token}` };
+
+  const overview = await api.get('/image-api/usage/overview').set(auth);
+  expect(overview.status).toBe(200);
+  expect(overview.body.data.totals).toMatchObject({ images: 1, uploadsInWindow: 1 });
+  const configuration = await api.get('/content-manager/content-types/plugin::image-api.api-key/configuration').set(auth);
+  expect(configuration.body.data.contentType.layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count']);
+
+  // The built admin holds the plugin's page.
+  const built = path.join(APP, 'dist', 'build');
+  const bundles = fs.readdirSync(built, { recursive: true }) as string[];
+  const holdsPage = bundles.some((file) => file.endsWith('.js') && fs.readFileSync(path.join(built, file), 'utf8').includes('image-api-usage-chart'));
+  expect(holdsPage).toBe(true);
+  expect((await api.get('/admin/plugins/image-api')).status).toBe(200);
+});
