@@ -63,6 +63,20 @@ function asCliError(error) {
   return option ? new CliError(`${option}: ${first.message}`) : error;
 }
 
+/**
+ * Runs `work` with stdout going to stderr: Strapi's logger writes to stdout at whatever level the app
+ * configures, and the command's own output must be alone there (`> image-api.sxcu`, `| jq`).
+ */
+async function logsToStderr(work) {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr);
+  try {
+    return await work();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
 /** Boots the app without its server, runs `work` with the key service (and the plugin), and always shuts it down. */
 async function withKeys({ appDir, distDir }, work) {
   process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
@@ -144,7 +158,7 @@ const COMMANDS = {
 async function runKeys(argv, { appDir, distDir }) {
   try {
     const args = readArgs(argv);
-    const output = await withKeys({ appDir, distDir }, (keys, plugin) => COMMANDS[args.command](keys, args, plugin));
+    const output = await logsToStderr(() => withKeys({ appDir, distDir }, (keys, plugin) => COMMANDS[args.command](keys, args, plugin)));
     if (output !== null && output !== '') process.stdout.write(`${output}\n`);
     return 0;
   } catch (error) {
@@ -153,4 +167,4 @@ async function runKeys(argv, { appDir, distDir }) {
   }
 }
 
-module.exports = { runKeys, USAGE };
+module.exports = { runKeys, logsToStderr, USAGE };

@@ -11,13 +11,13 @@
  *   npx strapi-image-api keys client-config sharex|picgo|curl NAME > FILE
  *
  * A TypeScript app is compiled first (Strapi's own compiler, into its dist folder), as `strapi
- * start` would need it.
+ * start` would need it. Only the command's output goes to stdout; the app's logs go to stderr.
  */
 'use strict';
 
 const fs = require('fs');
 const path = require('path');
-const { runKeys, USAGE } = require('./keys');
+const { logsToStderr, runKeys, USAGE } = require('./keys');
 
 async function main(argv) {
   const [group, ...rest] = argv;
@@ -29,7 +29,7 @@ async function main(argv) {
   let distDir = appDir;
   if (fs.existsSync(path.join(appDir, 'tsconfig.json'))) {
     const strapi = require(require.resolve('@strapi/strapi', { paths: [appDir] }));
-    await strapi.compileStrapi({ appDir });
+    await logsToStderr(() => strapi.compileStrapi({ appDir }));
     distDir = path.join(appDir, 'dist');
   }
   return runKeys(rest, { appDir, distDir });
