@@ -152,7 +152,10 @@ async function measureRound(agent, library) {
   };
   for (let w = 0; w < 3; w++) await upload();
   library.uploads.push(await measure(upload, 2, SECONDS));
-  library.usage.push((await server.request({ type: 'usage', times: 21 })).p50);
+  const usage = await server.request({ type: 'usage', times: 21 });
+  // The page must be reporting on the whole library: the tallies were filled in from its rows at boot.
+  if (usage.images < library.count) throw new Error(`the usage page counts ${usage.images} images, not the library's ${library.count}`);
+  library.usage.push(usage.p50);
 }
 
 /** The time the expiry sweep takes to remove EXPIRED images (uploaded, then made expired). */
