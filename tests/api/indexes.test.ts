@@ -24,6 +24,10 @@ const PLUGIN_INDEXES: Array<[string, string, string[], boolean]> = [
   ['image_api_images', 'image_api_images_name_index', ['name'], true],
   ['image_api_images', 'image_api_images_expires_at_index', ['expires_at'], false],
   ['image_api_keys', 'image_api_keys_key_hash_index', ['key_hash'], true],
+  ['image_api_images', 'image_api_images_views_index', ['views'], false],
+  ['image_api_images', 'image_api_images_created_at_index', ['created_at'], false],
+  ['image_api_usage_days', 'image_api_usage_days_day_key_index', ['day', 'key_id'], true],
+  ['image_api_usage_days', 'image_api_usage_days_key_day_index', ['key_id', 'day'], false],
   ['image_api_pending_uploads', 'image_api_pending_uploads_created_at_index', ['created_at'], false],
   ['image_api_pending_uploads', 'image_api_pending_uploads_name_index', ['name'], false],
 ];
@@ -117,6 +121,10 @@ test.each([
   ['the expiry sweep', 'select id from image_api_images where expires_at <= ? order by expires_at limit 200', [new Date()]],
   ['a deletion closing its journal rows', 'delete from image_api_pending_uploads where name in (?)', ['cat-AbCdEfGhIj']],
   ['a key', 'select id from image_api_keys where key_hash = ?', ['0'.repeat(64)]],
+  ['the usage page: most viewed', 'select id from image_api_images order by views desc limit 8', []],
+  ['the usage page: latest uploads', 'select id from image_api_images order by created_at desc limit 24', []],
+  ['the usage page: days of every key', 'select day, sum(uploads) from image_api_usage_days where day >= ? group by day', ['2026-10-26']],
+  ["the usage page: one key's days", 'select day, sum(uploads) from image_api_usage_days where key_id = ? and day >= ? group by day', [1, '2026-10-26']],
 ])('%s: planned with an index', async (_label, sql, bindings) => {
   expect(await usesIndex(sql, bindings)).toMatch(INDEXED);
 });
