@@ -77,6 +77,7 @@ test('totals, 30 days of uploads and views, the most viewed and the latest image
     idEncoded: expect.any(String),
     documentId: expect.any(String),
     title: 'third',
+    originalFilename: 'a.png',
     views: 0,
     createdAt: expect.any(String),
     expiresAt: null,

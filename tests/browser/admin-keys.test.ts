@@ -45,7 +45,28 @@ afterAll(async () => {
   if (publicDir) fs.rmSync(publicDir, { recursive: true, force: true });
 });
 
-const shot = (name: string, fullPage = false) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
+const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+
+/**
+ * The whole page in one picture: the admin scrolls an inner container, not the window, so the
+ * viewport is made as tall as the content (scrolled back to the top) for the shot.
+ */
+async function fullShot(target: Page, name: string) {
+  const height = await target.evaluate(() => {
+    let tallest = document.documentElement.scrollHeight;
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('*'))) {
+      if (el.scrollHeight > el.clientHeight + 1 && getComputedStyle(el).overflowY !== 'visible') {
+        tallest = Math.max(tallest, el.scrollHeight + el.getBoundingClientRect().top);
+        el.scrollTop = 0;
+      }
+    }
+    return tallest;
+  });
+  const viewport = target.viewportSize()!;
+  await target.setViewportSize({ width: viewport.width, height: Math.min(Math.ceil(height) + 40, 4000) });
+  await target.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  await target.setViewportSize(viewport);
+}
 
 test('issue a key in the panel, upload with it, find the image, revoke the key', async () => {
   // 1. The first admin registers, which logs them in.
@@ -187,8 +208,7 @@ test('the Image API page as an admin: totals, chart, most viewed, recent uploads
   await expect(keys.textContent()).resolves.toMatch(/Screenshot tool.*active/);
   await keys.locator('tr', { hasText: 'Screenshot tool' }).getByRole('button', { name: 'Show' }).click();
   await page.getByTestId('image-api-key-detail').getByRole('button', { name: 'ShareX (.sxcu)' }).waitFor();
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await shot('usage-page', true);
+  await fullShot(page, 'usage-page');
 
   // Delete the latest upload from the grid.
   await recent.first().getByRole('button', { name: 'Delete' }).click();
@@ -224,7 +244,7 @@ test('the Image API page as an Editor: usage and images, no key anywhere, no del
   await expect(editorPage.getByTestId('image-api-keys-table').count()).resolves.toBe(0);
   await expect(editorPage.getByTestId('image-api-image-key').count()).resolves.toBe(0);
   await expect(editorPage.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(0);
-  await editorPage.screenshot({ path: path.join(SHOTS, 'usage-page-editor.png'), fullPage: true });
+  await fullShot(editorPage, 'usage-page-editor');
 
   // The routes behind the page refuse what the page does not show.
   const login = await api.post('/admin/login').send({ email: 'eddie@img.test', password });

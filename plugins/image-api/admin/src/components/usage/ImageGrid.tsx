@@ -33,7 +33,7 @@ export function ImageGrid({ images, label, onDelete, testId }: Props) {
                 </a>
                 <Flex direction="column" alignItems="stretch" gap={1} padding={3}>
                   <Typography fontWeight="semiBold" ellipsis>
-                    {image.title ?? image.idEncoded}
+                    {image.title ?? image.originalFilename ?? image.idEncoded}
                   </Typography>
                   <Typography variant="pi" textColor="neutral600">
                     {image.views} {image.views === 1 ? 'view' : 'views'} · {formatDate(image.createdAt)}

@@ -10,6 +10,7 @@ export interface ImageCard {
   idEncoded: string;
   documentId: string;
   title: string | null;
+  originalFilename: string | null;
   views: number;
   createdAt: string;
   expiresAt: string | null;

@@ -33,6 +33,8 @@ export interface ImageCard {
   idEncoded: string;
   documentId: string;
   title: string | null;
+  /** The client's file name, shown when there is no title. */
+  originalFilename: string | null;
   views: number;
   createdAt: string;
   expiresAt: string | null;
@@ -78,7 +80,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       where: { $or: [{ expires_at: null }, { expires_at: { $gt: now } }] },
       orderBy,
       limit,
-      select: ['id', 'documentId', 'id_encoded', 'title', 'views', 'createdAt', 'expires_at'],
+      select: ['id', 'documentId', 'id_encoded', 'title', 'original_filename', 'views', 'createdAt', 'expires_at'],
       populate: { file: { select: ['url', 'formats'] }, ...(withKeys ? { api_key: { select: ['id', 'name'] } } : {}) },
     });
     const publicUrl = getService(strapi, 'public-url');
@@ -86,6 +88,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       idEncoded: record.id_encoded,
       documentId: record.documentId,
       title: record.title ?? null,
+      originalFilename: record.original_filename ?? null,
       views: Number(record.views),
       createdAt: new Date(record.createdAt).toISOString(),
       expiresAt: record.expires_at ? new Date(record.expires_at).toISOString() : null,
