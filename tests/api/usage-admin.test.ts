@@ -1,7 +1,7 @@
 /**
  * The admin's "Image API" page as its routes answer it: totals, per-day and per-key use, the most
  * viewed and latest images, deleting one; each behind the plugin's own permissions (an Editor sees
- * usage and images but no key; an Author nothing). The tallies follow every upload and deletion path,
+ * usage and images but no key, not even key entries in the Content Manager; an Author nothing). The tallies follow every upload and deletion path,
  * refused uploads leave them alone, and a database whose images predate them is filled in once.
  */
 import { startApp, type TestApp } from '../helpers/app';
@@ -117,6 +117,11 @@ test('an Editor sees usage and images but no key; an Author sees nothing', async
     expect([path, (await app.http.get(path).set(editor)).status]).toEqual([path, 403]);
   }
   expect((await app.http.delete(`/image-api/images/${data.recent[0].idEncoded}`).set(editor)).status).toBe(403);
+  // Key entries are credentials, not content: not in the Editor's Content Manager either, while images are.
+  expect((await app.http.get(`/content-manager/collection-types/${KEY_UID}`).set(editor)).status).toBe(403);
+  expect((await app.http.get(`/content-manager/collection-types/${KEY_UID}`).set(author)).status).toBe(403);
+  expect((await app.http.get(`/content-manager/collection-types/${IMAGE_UID}`).set(editor)).status).toBe(200);
+  expect((await app.http.get(`/content-manager/collection-types/${KEY_UID}`).set(admin)).status).toBe(200);
   expect((await app.http.get('/image-api/usage/overview').set(author)).status).toBe(403);
   expect((await app.http.get('/image-api/usage/overview')).status).toBe(401);
 });
@@ -152,4 +157,25 @@ test('a database whose images predate the tallies gets them filled in once, unde
   const after = (await overview()).totals;
   // Deletions and views before the tallies existed are not known: uploads and bytes are those of the images there are.
   expect(after).toEqual({ images: 2, storageBytes: before.storageBytes, views: 0, uploadsInWindow: 2, viewsInWindow: 0 });
+});
+
+test("an app whose roles predate the plugin: the Editor's and Author's key-entry permissions go once, an admin's later grant stays", async () => {
+  const editorRole = await app.strapi.db.query('admin::role').findOne({ where: { code: 'strapi-editor' } });
+  const grant = () =>
+    app.strapi.service('admin::permission').createMany([
+      { action: 'plugin::content-manager.explorer.read', actionParameters: {}, subject: KEY_UID, properties: { fields: ['name'] }, conditions: [], role: editorRole.id },
+    ]);
+  const held = () => app.strapi.db.query('admin::permission').count({ where: { subject: KEY_UID, role: { id: editorRole.id } } });
+  await grant();
+  expect(await held()).toBe(1);
+  const store = app.strapi.store({ type: 'plugin', name: 'image-api', key: 'key-entries-withdrawn' });
+  // As at the first boot of a plugin version that withdraws them.
+  await store.delete({});
+  const { withdrawKeyEntriesFromDefaultRoles } = require('../../plugins/image-api/dist/server/admin-permissions');
+  await withdrawKeyEntriesFromDefaultRoles(app.strapi);
+  expect(await held()).toBe(0);
+  // Given back by an admin afterwards: the next boot leaves it.
+  await grant();
+  await withdrawKeyEntriesFromDefaultRoles(app.strapi);
+  expect(await held()).toBe(1);
 });

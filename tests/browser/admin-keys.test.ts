@@ -213,11 +213,12 @@ test('the Image API page as an admin: totals, chart, most viewed, recent uploads
   // Delete the latest upload from the grid.
   await recent.first().getByRole('button', { name: 'Delete' }).click();
   await page.getByText('Image deleted').first().waitFor();
-  await expect(page.getByTestId('image-api-total-images').textContent()).resolves.toBe('4');
+  await page.waitForFunction(() => document.querySelector('[data-testid="image-api-total-images"]')?.textContent === '4');
+  await expect(recent.count()).resolves.toBe(4);
   expect((await api.get(new URL(uploaded[3].url_viewer).pathname)).status).toBe(404);
 });
 
-test('the Image API page as an Editor: usage and images, no key anywhere, no delete, no key reveal', async () => {
+test('the Image API page as an Editor: usage and images, no key anywhere (nor in the Content Manager), no delete, no key reveal', async () => {
   const { api, auth } = await asAdmin();
   const roles = await api.get('/admin/roles').set(auth);
   const editorRole = roles.body.data.find((role: { code: string }) => role.code === 'strapi-editor');
@@ -245,6 +246,11 @@ test('the Image API page as an Editor: usage and images, no key anywhere, no del
   await expect(editorPage.getByTestId('image-api-image-key').count()).resolves.toBe(0);
   await expect(editorPage.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(0);
   await fullShot(editorPage, 'usage-page-editor');
+
+  // The Content Manager: API images, and no API keys (credentials, not content).
+  await editorPage.goto(`${app.url}/admin/content-manager`);
+  await editorPage.getByRole('link', { name: 'API image' }).first().waitFor();
+  await expect(editorPage.getByRole('link', { name: 'API key' }).count()).resolves.toBe(0);
 
   // The routes behind the page refuse what the page does not show.
   const login = await api.post('/admin/login').send({ email: 'eddie@img.test', password });

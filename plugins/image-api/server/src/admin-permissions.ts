@@ -4,9 +4,13 @@
  * `keys.manage` and `keys.reveal`; deleting an image from the page, `images.delete`. Super Admins get
  * every action (Strapi resets their permissions at boot); the Editor role gets `usage.read` once, at
  * the first boot that knows the action, and keeps whatever an admin sets afterwards.
+ *
+ * API key entries are credentials, not content: Strapi gives its Editor and Author roles every
+ * Content Manager action on every content type, and they are taken away from those two roles on key
+ * entries, once (as Strapi itself does for Users & Permissions users). An admin may give them back.
  */
 import type { Core } from '@strapi/strapi';
-import { PLUGIN_ID } from './constants';
+import { API_KEY_UID, PLUGIN_ID } from './constants';
 
 export const ACTIONS = {
   usageRead: `plugin::${PLUGIN_ID}.usage.read`,
@@ -23,9 +27,48 @@ const DEFINITIONS = [
 ].map((action) => ({ ...action, section: 'plugins', subCategory: 'Image API', pluginName: PLUGIN_ID }));
 
 const EDITOR_ROLE = 'strapi-editor';
+const AUTHOR_ROLE = 'strapi-author';
+
+/**
+ * On a new database Strapi creates its default roles after the plugins' bootstrap, picking their
+ * Content Manager permissions with `getPermissionsWithNestedFields(actions, { restrictedSubjects })`
+ * (restrictedSubjects is given only there). Key entries join the subjects it leaves out.
+ */
+function restrictKeysInDefaultRoles(strapi: Core.Strapi): void {
+  const contentTypes = strapi.service('admin::content-type') as {
+    getPermissionsWithNestedFields?: (actions: unknown, options?: { restrictedSubjects?: string[] }) => unknown;
+  };
+  const original = contentTypes?.getPermissionsWithNestedFields;
+  if (typeof original !== 'function') return;
+  contentTypes.getPermissionsWithNestedFields = (actions, options = {}) =>
+    original.call(
+      contentTypes,
+      actions,
+      options.restrictedSubjects ? { ...options, restrictedSubjects: [...options.restrictedSubjects, API_KEY_UID] } : options
+    );
+}
+
+/** Roles made before: their Content Manager permissions on key entries go, once. */
+export async function withdrawKeyEntriesFromDefaultRoles(strapi: Core.Strapi): Promise<void> {
+  const store = strapi.store({ type: 'plugin', name: PLUGIN_ID, key: 'key-entries-withdrawn' });
+  if (await store.get({})) return;
+  const roles = await strapi.db.query('admin::role').findMany({ where: { code: { $in: [EDITOR_ROLE, AUTHOR_ROLE] } }, select: ['id'] });
+  // No roles yet: Strapi makes them after this bootstrap, without key entries (above).
+  if (roles.length > 0) {
+    const held = await strapi.db.query('admin::permission').findMany({
+      select: ['id'],
+      where: { subject: API_KEY_UID, role: { id: { $in: roles.map((role: { id: number }) => role.id) } } },
+    });
+    // Through Strapi's own service: it removes each permission's link to its role too.
+    await strapi.service('admin::permission').deleteByIds(held.map((permission: { id: number }) => permission.id));
+  }
+  await store.set({ value: { done: true } });
+}
 
 export async function registerPermissions(strapi: Core.Strapi): Promise<void> {
   await strapi.service('admin::permission').actionProvider.registerMany(DEFINITIONS);
+  restrictKeysInDefaultRoles(strapi);
+  await withdrawKeyEntriesFromDefaultRoles(strapi);
   // On a new database Strapi creates its default roles after the plugins' bootstrap.
   strapi.db.lifecycles.subscribe({
     models: ['admin::role'],

@@ -43,8 +43,9 @@ function UsagePage() {
       if (!window.confirm(`Delete "${image.title ?? image.idEncoded}"? Its files and record go for good.`)) return;
       try {
         await del(`/image-api/images/${image.idEncoded}`);
-        toggleNotification({ type: 'success', message: 'Image deleted' });
+        // Reloaded first: the notification comes with the page already showing the image gone.
         await load();
+        toggleNotification({ type: 'success', message: 'Image deleted' });
       } catch {
         toggleNotification({ type: 'danger', message: 'The image could not be deleted' });
       }
