@@ -1,4 +1,4 @@
-/** The plugin's admin permissions (registered by the server: server/src/admin-permissions.ts). */
+/** The plugin's admin permissions: a copy of server/src/admin-permissions.ts's, which registers them. */
 export const PLUGIN_ID = 'image-api';
 
 export const ACTIONS = {

@@ -12,6 +12,7 @@
 import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, PLUGIN_ID } from './constants';
 
+/** The admin bundle has its own copy (admin/src/permissions.ts): it cannot import server code. */
 export const ACTIONS = {
   usageRead: `plugin::${PLUGIN_ID}.usage.read`,
   keysManage: `plugin::${PLUGIN_ID}.keys.manage`,

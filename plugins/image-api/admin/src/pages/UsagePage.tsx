@@ -10,7 +10,7 @@ import { ImageGrid } from '../components/usage/ImageGrid';
 import { KeysTable } from '../components/usage/KeysTable';
 import { StatCards } from '../components/usage/StatCards';
 import { UsageChart } from '../components/usage/UsageChart';
-import type { ImageCard, KeySummary, Overview } from '../components/usage/types';
+import { imageLabel, type ImageCard, type KeySummary, type Overview } from '../components/usage/types';
 import { ACTIONS } from '../permissions';
 
 const WINDOWS = [7, 30, 90];
@@ -40,7 +40,7 @@ function UsagePage() {
 
   const remove = useCallback(
     async (image: ImageCard) => {
-      if (!window.confirm(`Delete "${image.title ?? image.idEncoded}"? Its files and record go for good.`)) return;
+      if (!window.confirm(`Delete "${imageLabel(image)}"? Its files and record go for good.`)) return;
       try {
         await del(`/image-api/images/${image.idEncoded}`);
         // Reloaded first: the notification comes with the page already showing the image gone.

@@ -1,6 +1,6 @@
 /** Images as thumbnail cards: title, views, key (for those who may see keys), expiry, and delete. */
 import { Box, Button, Flex, Grid, Typography } from '@strapi/design-system';
-import { formatDate, type ImageCard } from './types';
+import { formatDate, imageLabel, type ImageCard } from './types';
 
 interface Props {
   images: ImageCard[];
@@ -27,13 +27,13 @@ export function ImageGrid({ images, label, onDelete, testId }: Props) {
                 <a href={image.viewerUrl} target="_blank" rel="noreferrer">
                   <Box background="neutral100" style={{ height: 140, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
                     {image.thumbUrl ? (
-                      <img src={image.thumbUrl} alt={image.title ?? image.idEncoded} style={{ maxHeight: 140, maxWidth: '100%' }} />
+                      <img src={image.thumbUrl} alt={imageLabel(image)} style={{ maxHeight: 140, maxWidth: '100%' }} />
                     ) : null}
                   </Box>
                 </a>
                 <Flex direction="column" alignItems="stretch" gap={1} padding={3}>
                   <Typography fontWeight="semiBold" ellipsis>
-                    {image.title ?? image.originalFilename ?? image.idEncoded}
+                    {imageLabel(image)}
                   </Typography>
                   <Typography variant="pi" textColor="neutral600">
                     {image.views} {image.views === 1 ? 'view' : 'views'} · {formatDate(image.createdAt)}

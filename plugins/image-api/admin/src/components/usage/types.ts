@@ -1,4 +1,7 @@
-/** What the plugin's admin routes answer (server/src/services/admin/usage-report.ts). */
+/**
+ * What the plugin's admin routes answer: a copy of server/src/services/admin/usage-report.ts's types
+ * (the admin is built apart from the server and cannot import them), plus the caller's permissions.
+ */
 export interface DayUsage {
   day: string;
   uploads: number;
@@ -40,16 +43,22 @@ export interface KeySummary {
   uploadsInWindow: number;
 }
 
-/** "1.4 MB": bytes as the Media Library shows sizes (1000-based). */
+/**
+ * Base-1000 units, at most one decimal ("512 B", "17.4 KB", "3 MB"), as the viewer page writes sizes
+ * (server/src/services/contract/image-json.ts, formatSize: the admin bundle cannot import it).
+ */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let value = bytes;
   let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
+  while (unit < units.length - 1 && +value.toFixed(1) >= 1000) {
     value /= 1000;
-    unit += 1;
+    unit++;
   }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+  return `${unit === 0 ? value : +value.toFixed(1)} ${units[unit]}`;
 }
+
+/** What an image is called on the page: its title, else the client's file name, else its id. */
+export const imageLabel = (image: ImageCard) => image.title ?? image.originalFilename ?? image.idEncoded;
 
 export const formatDate = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');

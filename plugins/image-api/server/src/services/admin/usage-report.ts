@@ -2,7 +2,8 @@
  * What the admin's "Image API" page shows: totals, uploads and views per day, each key's use, the
  * most viewed and the latest images. Every query is bounded by the number of days and keys, or
  * reads a few rows through an index (images by `views`, by `created_at`), so the page costs the same
- * at a thousand images as at a million.
+ * at a thousand images as at a million. The admin page keeps a copy of the answer types below
+ * (admin/src/components/usage/types.ts).
  */
 import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID } from '../../constants';

@@ -32,6 +32,13 @@ interface Counts {
   views?: number;
 }
 
+/** Something counted under a key on a day. */
+interface TalliedEvent {
+  keyId: number | null;
+  at: Date;
+  counts: Counts;
+}
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = createRowWriter(strapi);
   const table = () => rows.model(USAGE_DAY_UID).tableName;
@@ -46,6 +53,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     await knex(name).insert(row).onConflict(['day', 'key_id']).merge(increments);
   };
 
+  /** Adds the events' counts into `sums`, by (day, key). */
+  const sumInto = (sums: Map<string, TalliedEvent>, events: TalliedEvent[]) => {
+    for (const { keyId, at, counts } of events) {
+      const id = `${dayOf(at)}|${keyId}`;
+      const sum = sums.get(id) ?? { keyId, at, counts: {} };
+      for (const [column, n] of Object.entries(counts) as Array<[keyof Counts, number]>) sum.counts[column] = (sum.counts[column] ?? 0) + n;
+      sums.set(id, sum);
+    }
+    return sums;
+  };
+
+  /** One statement per (day, key) row touched. */
+  const addSums = async (knex: Knex, sums: Map<string, TalliedEvent>) => {
+    for (const { keyId, counts, at } of sums.values()) await add(knex, keyId, counts, at);
+  };
+
   return {
     table,
 
@@ -54,16 +77,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       add(trx, keyId, { uploads: 1, bytes_added: storedBytes(file) }, at),
 
     /** Deleted images, in the transaction that deletes their records. */
-    async removal(trx: Knex, images: Array<{ keyId: number | null; file: SizedFile | null }>, at = new Date()): Promise<void> {
-      const byKey = new Map<number | null, Counts>();
-      for (const image of images) {
-        const counts = byKey.get(image.keyId) ?? { removals: 0, bytes_removed: 0 };
-        counts.removals! += 1;
-        counts.bytes_removed! += storedBytes(image.file);
-        byKey.set(image.keyId, counts);
-      }
-      for (const [keyId, counts] of byKey) await add(trx, keyId, counts, at);
-    },
+    removal: (trx: Knex, images: Array<{ keyId: number | null; file: SizedFile | null }>, at = new Date()) =>
+      addSums(trx, sumInto(new Map(), images.map(({ keyId, file }) => ({ keyId, at, counts: { removals: 1, bytes_removed: storedBytes(file) } })))),
 
     /**
      * Fills the tallies from the images there are, once: for a database whose images predate them
@@ -71,12 +86,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * deletions are not known, so views count from now on (each image's own total stays exact).
      */
     async backfill(): Promise<number> {
-      const knex = strapi.db.connection;
-      if ((await knex(table()).first('id')) !== undefined) return 0;
-      const totals = new Map<string, { keyId: number | null; day: Date; counts: Counts }>();
-      let after = 0;
+      if ((await strapi.db.connection(table()).first('id')) !== undefined) return 0;
+      // Summed page by page: a million images make a few hundred sums, not a million entries.
+      const sums = new Map<string, TalliedEvent>();
       let seen = 0;
-      for (;;) {
+      for (let after = 0; ; ) {
         const page = await strapi.db.query(IMAGE_UID).findMany({
           where: { id: { $gt: after } },
           orderBy: { id: 'asc' },
@@ -85,21 +99,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           populate: { file: { select: ['size', 'formats'] }, api_key: { select: ['id'] } },
         });
         if (page.length === 0) break;
-        for (const image of page) {
-          const keyId = image.api_key?.id ?? null;
-          const day = new Date(image.createdAt);
-          const entry = totals.get(`${dayOf(day)}|${keyId}`) ?? { keyId, day, counts: { uploads: 0, bytes_added: 0 } };
-          entry.counts.uploads! += 1;
-          entry.counts.bytes_added! += storedBytes(image.file);
-          totals.set(`${dayOf(day)}|${keyId}`, entry);
-        }
+        sumInto(
+          sums,
+          page.map((image: { createdAt: string; api_key?: { id: number } | null; file?: SizedFile | null }) => ({
+            keyId: image.api_key?.id ?? null,
+            at: new Date(image.createdAt),
+            counts: { uploads: 1, bytes_added: storedBytes(image.file) },
+          }))
+        );
         seen += page.length;
         after = page[page.length - 1].id;
       }
-      if (seen === 0) return 0;
-      await strapi.db.transaction(async ({ trx }) => {
-        for (const { keyId, day, counts } of totals.values()) await add(trx, keyId, counts, day);
-      });
+      if (seen > 0) await strapi.db.transaction(({ trx }) => addSums(trx, sums));
       return seen;
     },
 
