@@ -24,5 +24,5 @@ COPY --from=build /app /app
 RUN rm -f .env && chown -R node:node /app
 USER node
 EXPOSE 1337
-HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/_health').then(r=>process.exit(r.status===204?0:1),()=>process.exit(1))"
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/_health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "node_modules/@strapi/strapi/bin/strapi.js", "start"]

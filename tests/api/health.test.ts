@@ -46,17 +46,15 @@ describe('a configured Redis that does not answer', () => {
     await degraded?.stop();
   });
 
-  test('the app boots; /_health answers 503 naming Redis, with Retry-After', async () => {
+  // Uploads work without Redis, so a balancer must not take the instance out (contract §16; it
+  // answered 503 before issue 23, item 11).
+  test('the app boots; /_health answers 200 naming Redis as degraded', async () => {
     const res = await degraded.http.get('/_health');
-    expect(res.status).toBe(503);
-    expect(res.headers['retry-after']).toBe('5');
+    expect(res.status).toBe(200);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(res.body).toEqual({
-      status_code: 503,
-      error: { message: 'Service unavailable: Redis is not answering', code: 503 },
-      status_txt: 'Service Unavailable',
-      checks: { database: 'up', redis: 'down' },
-    });
+    expect(res.body).toEqual({ status: 'degraded', degraded: ['Redis'], checks: { database: 'up', redis: 'down' } });
   });
 
   test('uploads go on, counted in this instance\'s memory', async () => {

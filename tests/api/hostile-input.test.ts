@@ -87,12 +87,16 @@ test('every hostile request gets a clear answer; no 5xx, no dropped connection; 
   expect((await app.http.get('/_health')).status).toBe(204);
 }, 300_000);
 
-/** Sends `head` of a request by hand and waits for the answer without finishing the body. */
-function answerBeforeBodyEnds(headers: Record<string, string>, chunks: Buffer[], total: number) {
+/**
+ * Sends `head` of a request by hand and waits for the answer without finishing the body; `total`
+ * null sends it chunked (no Content-Length).
+ */
+function answerBeforeBodyEnds(headers: Record<string, string>, chunks: Buffer[], total: number | null, path = `/api/1/upload?key=${key}`) {
   return new Promise<{ status: number; sentBytes: number; body: string }>((resolve, reject) => {
     let sent = 0;
     let answered = false;
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/1/upload', headers: { ...headers, 'content-length': String(total) } });
+    const length: Record<string, string> = total === null ? {} : { 'content-length': String(total) };
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, ...length } });
     req.on('response', (res) => {
       answered = true;
       let body = '';
@@ -129,10 +133,70 @@ describe('oversized bodies stop being read at the limit', () => {
     expect(tempLeft()).toEqual([]);
   });
 
+  // Read to its end (300 MB) before the 400/401 once (issue 23, item 8).
+  test('a chunked multipart body whose bytes are in another field: 413 once the body passes the cap', async () => {
+    const boundary = 'chunkedBoundary';
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="junk"; filename="junk.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    const chunk = Buffer.alloc(512 * 1024, 0x42);
+    const chunks = [head, ...Array.from({ length: 120 }, () => chunk)]; // 60 MB offered
+    const res = await answerBeforeBodyEnds({ 'content-type': `multipart/form-data; boundary=${boundary}` }, chunks, null);
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).error).toEqual({ message: 'File too big - max 10 MB', code: 313 });
+    // The cap is the largest body the routes read (the base64 of the largest image, with room): about 19 MB.
+    expect(res.sentBytes).toBeLessThan(25_000_000);
+    expect(tempLeft()).toEqual([]);
+  });
+
   test('a declared Content-Length over the limit: refused before the body is read', async () => {
     const res = await answerBeforeBodyEnds({ 'content-type': 'application/x-www-form-urlencoded' }, [Buffer.from('key=x&source=')], 40_000_000);
     expect(res.status).toBe(413);
     expect(res.sentBytes).toBeLessThan(1000);
+  });
+});
+
+// Each of these, sent without a key, once blocked the event loop 2 s or more (issue 23, item 2).
+describe('bodies that cannot be an upload are refused before they cost much', () => {
+  // As text: superagent would send a Buffer given a JSON type as JSON of its bytes.
+  const nestedArrays = `{"a":${'['.repeat(8_000_000)}${']'.repeat(8_000_000)}}`;
+  const millionKeys = `{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":0`).join(',')}}`;
+  const emptyFields = '&'.repeat(5_000_000);
+
+  test.each([
+    ['16 MB of nested arrays (JSON)', 'application/json', nestedArrays, 'Malformed request body: nested too deeply'],
+    ['a JSON object of a million keys', 'application/json', millionKeys, 'Malformed request body: too many fields'],
+    ['5 million empty urlencoded fields', 'application/x-www-form-urlencoded', emptyFields, 'Malformed request body: too many fields'],
+  ])('%s, without a key: 400 at once', async (_label, type, body, message) => {
+    const started = Date.now();
+    const res = await app.http.post('/api/1/upload').set('Content-Type', type).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status_code: 400, error: { message, code: 400 }, status_txt: 'Bad Request' });
+    // The body's bytes are read (they arrive either way), but never parsed: well under the seconds it took.
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(tempLeft()).toEqual([]);
+  });
+
+  test('a JSON upload as clients send it still passes: base64 source, escaped quotes, a few nested extras', async () => {
+    const image = await png(40, 40);
+    const res = await app.http.post('/api/1/upload').send({ key, source: image.toString('base64'), title: 'a "quoted" \\ title', tags: [1, [2, { a: 3 }]] });
+    expect(res.status).toBe(200);
+    expect(res.body.image.title).toBe('a "quoted" \\ title');
+  });
+
+  test('multipart past its field count: 400', async () => {
+    let req = app.http.post('/api/1/upload').set('X-API-Key', key);
+    for (let i = 0; i < 150; i++) req = req.field(`f${i}`, 'x');
+    const res = await req.attach('source', await png(8, 8), 'a.png');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ message: 'Malformed multipart body: too many fields', code: 400 });
+  });
+
+  test('a wrong key in the X-API-Key header: 401 before the body is read', async () => {
+    const chunks = [Buffer.from('source='), ...Array.from({ length: 40 }, () => Buffer.alloc(256 * 1024, 0x41))];
+    const total = chunks.reduce((n, c) => n + c.length, 0);
+    const res = await answerBeforeBodyEnds({ 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': 'img_wrong_0123456789' }, chunks, total, '/api/1/upload');
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.body)).toEqual({ status_code: 401, error: { message: 'Invalid API key', code: 100 }, status_txt: 'Unauthorized' });
+    expect(res.sentBytes).toBeLessThan(total / 2);
   });
 });
 

@@ -258,4 +258,28 @@ describe('logs', () => {
     expect(lines[1]).toMatch(/^POST \/api\/1\/upload\?format=json&key=\[REDACTED\] \(\d+ ms\) 400$/);
     expect(lines.join('\n')).not.toContain(key);
   });
+
+  test('nor a key spelled another way the server reads as `key`, nor a delete link\'s secret (issue 23, item 6)', async () => {
+    const lines: string[] = [];
+    const spy = jest.spyOn(app.strapi.log, 'http').mockImplementation(((line: string) => {
+      lines.push(line);
+    }) as any);
+    let deleteUrl: string;
+    try {
+      for (const name of ['%6Bey', 'key[]', 'key%5B%5D', 'key[0]']) {
+        // Each authenticates: the server reads it as the key.
+        const res = await app.http.get(`/api/1/upload?${name}=${key}&format=json`).query({ source: fixtures.url('/img/small.png') });
+        expect(res.status).toBe(200);
+        deleteUrl = res.body.image.delete_url;
+      }
+      await app.http.post(app.pathOf(deleteUrl!)).expect(200);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines).toHaveLength(5);
+    const secret = deleteUrl!.split('/').pop()!;
+    expect(lines[4]).toMatch(/^POST \/image\/[A-Za-z0-9]+\/delete\/\[REDACTED\] \(\d+ ms\) 200$/);
+    expect(lines.join('\n')).not.toContain(key);
+    expect(lines.join('\n')).not.toContain(secret);
+  });
 });

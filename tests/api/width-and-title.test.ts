@@ -1,7 +1,7 @@
 /**
  * `width` resizes the stored original before the variants are made (aspect kept, never enlarged,
- * animations keep their frames); `title`, or its alias `name`, keeps 100 characters (docs/api.md,
- * "Parameters").
+ * animations keep their frames); `title`, or its alias `name`, keeps 100 characters and `description`
+ * 5,000, in both dialects (docs/api.md, "Parameters").
  */
 import sharp from 'sharp';
 import { startApp, type TestApp } from '../helpers/app';
@@ -77,5 +77,33 @@ describe('title', () => {
     expect(both.title).toBe('the title');
     const viewer = await app.http.get(app.pathOf(viaName.url_viewer));
     expect(viewer.text).toContain('<title>Harbour at night</title>');
+  });
+});
+
+describe('description', () => {
+  // 8 MB of description once made every view of the viewer page 16 MB (issue 23, item 9).
+  const huge = 'A very long story. '.repeat(420_000);
+
+  test('keeps 5,000 characters, in the answer, the record and the viewer page (multipart, /api/1/upload)', async () => {
+    const image = (await upload(await png(20, 20), { description: huge })).body.image;
+    expect(image.description).toBe(huge.slice(0, 5000));
+    const record = await app.strapi.db.query('plugin::image-api.image').findOne({ where: { id_encoded: image.id_encoded } });
+    expect(record.description).toBe(huge.slice(0, 5000));
+    const viewer = await app.http.get(app.pathOf(image.url_viewer));
+    expect(viewer.status).toBe(200);
+    expect(viewer.text.length).toBeLessThan(20_000);
+  });
+
+  test('keeps 5,000 characters in the imgbb dialect too (urlencoded, /1/upload); whole characters', async () => {
+    const emoji = '\u{1F408}'.repeat(6000);
+    const res = await app.http
+      .post('/1/upload')
+      .query({ key })
+      .type('form')
+      .send({ image: (await png(20, 20)).toString('base64'), description: emoji });
+    expect(res.status).toBe(200);
+    const record = await app.strapi.db.query('plugin::image-api.image').findOne({ where: { id_encoded: res.body.data.id } });
+    expect(Array.from(record.description)).toHaveLength(5000);
+    expect(record.description).toBe('\u{1F408}'.repeat(5000));
   });
 });

@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import type { Test } from 'supertest';
-import { bmp, gif, html, jpeg, pdf, png, svg, webp } from './fixtures';
+import { bmp, gif, html, jpeg, pdf, png, svg, tiff, webp } from './fixtures';
 
 export type Expect = 'refused' | 'refused-or-safe';
 export interface HostileCase {
@@ -111,6 +111,12 @@ export async function buildCorpus(seed = 20261122): Promise<HostileCase[]> {
     }
     add(`${type} body overwritten`, 'refused-or-safe', asFile(Buffer.concat([bytes.subarray(0, 40), r.bytes(bytes.length - 40)]), `o.${type}`));
   }
+
+  // Headers of types we refuse, cut short: a 400, never a 500 (issue 23, item 7).
+  const tiffBytes = await tiff();
+  const jp2Head = Buffer.from('0000000C6A5020200D0A870A00000014667479706A703220', 'hex');
+  for (const cut of [4, 8, 10, 16]) add(`TIFF header cut to ${cut} bytes`, 'refused', asFile(tiffBytes.subarray(0, cut), 't.tif'));
+  for (const cut of [12, 20]) add(`JPEG 2000 header cut to ${cut} bytes`, 'refused', asFile(jp2Head.subarray(0, cut), 't.jp2'));
 
   // Headers claiming huge dimensions: refused from the header, never decoded.
   const claims: Array<[string, Buffer]> = [

@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { healthEndpoint } from './middlewares/health';
-import { redactKeysInRequestLog } from './middlewares/log-redaction';
+import { redactSecretsInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { applyHeapGrowth } from './services/runtime/heap-growth';
 import { configureImageWork } from './services/images/image-work';
@@ -30,7 +30,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Held until the end of the plugin's bootstrap: instances booting at once set the schema up in turn.
   await getService(strapi, 'boot-lock').acquire();
   scopeMiddlewaresToUploadRoutes(strapi);
-  redactKeysInRequestLog(strapi);
+  redactSecretsInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
   strapi.server.use(healthEndpoint(strapi));
   // Process-wide settings, before anything uses sharp or allocates much.

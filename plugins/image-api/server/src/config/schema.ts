@@ -100,6 +100,13 @@ const options = {
   maxRequestsInFlight: positiveInt().default(16),
   /** Bytes of request bodies (as declared) in flight at once per process; past it, 503 likewise. */
   maxBodyBytesInFlight: positiveInt().default(200_000_000),
+  /**
+   * Upload-route requests in flight at once from one client address (as `trustedProxies` tell it);
+   * past it, 429 with Retry-After before the body is read. null: a quarter of `maxRequestsInFlight`.
+   */
+  maxRequestsPerAddress: positiveIntOrNull(),
+  /** A request body not wholly arrived this long (ms) after the request came is cut with a 408, however steadily it trickles. */
+  bodyTimeoutMs: positiveInt().default(120_000),
   /** A request body with no byte for this long (ms) is cut with a 408. */
   bodyIdleTimeoutMs: positiveInt().default(10_000),
   /** A request body slower than this (bytes/s, averaged over each bodyIdleTimeoutMs) is cut with a 408; 0: silence only. */

@@ -1,8 +1,8 @@
 /**
  * The first middleware of the upload routes: asks the request gate (services/runtime/request-gate.ts)
  * before a byte of the body is read. Past its limits, or while the process shuts down, the answer is
- * 503 with Retry-After at once, in the format the query asks; the unread body is discarded as it
- * arrives, never held.
+ * 503 with Retry-After at once (429 when the client's address holds its share), in the format the
+ * query asks; the unread body is discarded as it arrives, never held.
  */
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
@@ -11,13 +11,14 @@ import { bodyLimitsFor, maxBodyBytes } from './upload-body';
 import { errors } from '../services/contract/api-error';
 import { answerFormat } from '../services/contract/request-params';
 import { endAfterBody } from '../services/runtime/end-after-body';
+import { clientAddress } from '../services/runtime/client-address';
+import { requestsPerAddress } from '../services/runtime/request-gate';
 import { getConfig, getService } from '../get-service';
 
 /** Seconds a client refused for load or a shutdown is asked to wait. */
 export const BUSY_RETRY_AFTER_SECONDS = 2;
 
-
-const hasBody = (ctx: Context) => ctx.get('content-length') !== '' ? Number(ctx.get('content-length')) > 0 : ctx.get('transfer-encoding') !== '';
+export const hasBody = (ctx: Context) => ctx.get('content-length') !== '' ? Number(ctx.get('content-length')) > 0 : ctx.get('transfer-encoding') !== '';
 
 /**
  * The bytes a request will hold: its declared length, or the largest image when it declares none. A
@@ -32,16 +33,21 @@ function bodyBytes(ctx: Context, maxBytes: number): number {
 
 export function admission(strapi: Core.Strapi) {
   return async (ctx: Context, next: Next) => {
-    const ticket = getService(strapi, 'request-gate').enter(bodyBytes(ctx, getConfig(strapi).maxBytes));
+    const config = getConfig(strapi);
+    const address = clientAddress(ctx.req, config.trustedProxies);
+    const ticket = getService(strapi, 'request-gate').enter(bodyBytes(ctx, config.maxBytes), address);
     if (typeof ticket === 'string') {
       const draining = ticket === 'draining';
-      const error = errors.unavailable(draining ? 'shutting down' : 'too many uploads in progress, try again shortly', BUSY_RETRY_AFTER_SECONDS);
+      const error =
+        ticket === 'address'
+          ? errors.addressBusy(requestsPerAddress(config), BUSY_RETRY_AFTER_SECONDS)
+          : errors.unavailable(draining ? 'shutting down' : 'too many uploads in progress, try again shortly', BUSY_RETRY_AFTER_SECONDS);
       // The rest of the body is read and discarded before the connection may close: closing it on
       // unread data resets it, and clients (fetch, among others) then lose the answer. A process
       // that shuts down closes the connection after the answer all the same.
       if (draining) ctx.set('Connection', 'close');
       answerError(ctx, error, answerFormat(ctx.query.format));
-      endAfterBody(ctx.req, ctx.res, getConfig(strapi).bodyIdleTimeoutMs);
+      endAfterBody(ctx.req, ctx.res, config.bodyIdleTimeoutMs);
       return;
     }
     try {

@@ -1,7 +1,9 @@
 /**
  * `/_health` with substance: Strapi's own answers 204 whenever the process runs. This one answers
- * 204 when the instance can serve (services/runtime/health.ts), else 503 with `Retry-After` and a
- * JSON body in the API's error shape naming what does not answer, plus each check's state.
+ * 204 when the instance can serve and everything answers (services/runtime/health.ts); 200 with a
+ * JSON body naming what is degraded when it can serve without it (Redis); else 503 with
+ * `Retry-After` and a JSON body in the API's error shape naming what does not answer. Both bodies
+ * carry each check's state.
  */
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
@@ -16,8 +18,14 @@ export function healthEndpoint(strapi: Core.Strapi) {
     if (ctx.path !== HEALTH_PATH || !['GET', 'HEAD'].includes(ctx.method)) return next();
     const report = await getService(strapi, 'health').check();
     ctx.set('Cache-Control', 'no-store');
-    if (report.healthy) {
+    if (report.healthy && report.degraded.length === 0) {
       ctx.status = 204;
+      return;
+    }
+    if (report.healthy) {
+      ctx.status = 200;
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = { status: 'degraded', degraded: report.degraded, checks: report.checks };
       return;
     }
     const { failing } = report;

@@ -9,6 +9,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { tempRoot } from '../services/runtime/temp-folders';
 import { bodyLimitsFor, uploadBody } from './upload-body';
 import { admission } from './admission';
+import { keyFirst } from './key-first';
 import { getConfig } from '../get-service';
 
 type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi }) => Middleware | undefined;
@@ -49,17 +50,19 @@ export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
     });
   };
   wrap('strapi::body', () => {
-    // Admission control first: a request refused for load never has its body read.
+    // Admission control first, then a key the header or query carries: a request refused for load,
+    // or without a valid key, never has its body read.
     const admit = admission(strapi);
+    const checkKey = keyFirst(strapi);
     const body = uploadBody(() => {
       const config = getConfig(strapi);
       return {
         limits: bodyLimitsFor(config.maxBytes),
         tmpRoot: tempRoot(config.tmpDir),
-        stall: { windowMs: config.bodyIdleTimeoutMs, minBytesPerSecond: config.bodyMinBytesPerSecond },
+        stall: { windowMs: config.bodyIdleTimeoutMs, minBytesPerSecond: config.bodyMinBytesPerSecond, deadlineMs: config.bodyTimeoutMs },
       };
     });
-    return (ctx: Context, next: Next) => admit(ctx, () => body(ctx, next));
+    return (ctx: Context, next: Next) => admit(ctx, () => checkKey(ctx, () => body(ctx, next)));
   });
   wrap('strapi::cors', () => corsFor(strapi));
 }

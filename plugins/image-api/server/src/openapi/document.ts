@@ -280,7 +280,27 @@ export function openApiDocument(options: DocumentOptions) {
         summary: 'Whether this instance can serve (for load balancers)',
         responses: {
           '204': { description: 'The database (and Redis, if configured) answer' },
-          '503': { description: 'Something does not answer, or the instance is shutting down', content: { 'application/json': { schema: ref('Error') } } },
+          '200': {
+            description: 'Degraded: the instance serves, without what `degraded` names (Redis: rate limits count in memory meanwhile)',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['status', 'degraded', 'checks'],
+                  additionalProperties: false,
+                  properties: {
+                    status: { const: 'degraded' },
+                    degraded: { type: 'array', items: { type: 'string' } },
+                    checks: { type: 'object', additionalProperties: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
+          '503': {
+            description: 'The database does not answer, or the instance is shutting down',
+            content: { 'application/json': { schema: ref('Error') } },
+          },
         },
       },
     },

@@ -32,6 +32,14 @@ describe('sniffType: the bytes decide', () => {
     }
   );
 
+  // They answered 500 with a stack trace in the log (issue 23, item 7).
+  test('a TIFF or JPEG 2000 header cut short: 400/311, not a crash of the sniffer', async () => {
+    const jp2 = Buffer.from('0000000C6A5020200D0A870A00000014667479706A703220', 'hex');
+    for (const bytes of [(await tiff()).subarray(0, 10), jp2.subarray(0, 20), Buffer.from('II*\0')]) {
+      expect(await refusal(sniffType(bytes, IMAGE_TYPES))).toEqual({ status: 400, code: 311, message: 'Invalid image: truncated header' });
+    }
+  });
+
   test('a name or a header never matters: a PNG is a PNG', async () => {
     expect(await sniffType(await png(4, 4), ['png'])).toBe('png');
   });

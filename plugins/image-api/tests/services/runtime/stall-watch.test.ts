@@ -41,3 +41,16 @@ test('a body at or above the floor never stalls; stop() ends the watch', async (
   await sleep(100); // silent now, but stopped: no stall
   expect(stalled).toBe(false);
 });
+
+test('a body that keeps above the floor but has not all arrived by the deadline is cut with the late error', async () => {
+  const { req, socket } = fakeRequest();
+  const flow = setInterval(() => (socket.bytesRead += 100), 5);
+  const started = Date.now();
+  const watch = watchBody(req, { windowMs: 30, minBytesPerSecond: 1024, deadlineMs: 120 }, stalledError, () => new Error('late'));
+  try {
+    await expect(outcome(watch.stalled)).resolves.toBe('late');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+  } finally {
+    clearInterval(flow);
+  }
+});

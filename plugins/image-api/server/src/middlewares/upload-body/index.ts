@@ -34,14 +34,14 @@ export interface UploadRequestState {
 export interface BodySettings {
   limits: BodyLimits;
   tmpRoot: string;
-  /** When a body that arrives too slowly is cut (408). */
+  /** When a body that stalls, or has not arrived by its deadline, is cut (408). */
   stall: StallLimits;
 }
 
 /** Reads the body, unless it stalls first (see stall-watch.ts): then the body is cut with a 408. */
 async function parseWatched(ctx: Context, parse: () => Promise<ParsedBody>, stall: StallLimits): Promise<ParsedBody> {
   const parsing = parse();
-  const watch = watchBody(ctx.req, stall, errors.bodyStalled);
+  const watch = watchBody(ctx.req, stall, errors.bodyStalled, errors.bodyTooSlow);
   try {
     return await Promise.race([parsing, watch.stalled]);
   } catch (error) {

@@ -1,13 +1,15 @@
 /**
  * Multipart bodies, with busboy. `source`/`image` parts are collected in memory into buffers lent by
  * the request scope; each is capped (the image limit for a file part, the text limit for an untyped
- * one that may hold base64), parsing stops the moment a cap is passed, and nothing touches the disk.
- * Which part is the image is not decided here (services/sources/source-precedence.ts).
+ * one that may hold base64), and so is the whole body, whatever part its bytes are in (a chunked
+ * body declares no length: 300 MB in another field were once read to their end). Parsing stops the
+ * moment a cap is passed, and nothing touches the disk. Which part is the image is not decided here
+ * (services/sources/source-precedence.ts).
  */
 import Busboy, { type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import type { Context } from 'koa';
 import { errors } from '../../services/contract/api-error';
-import { addField, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
+import { addField, maxBodyBytes, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
 
 export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (size: number) => Buffer): Promise<ParsedBody> {
   const fields: TextFields = {};
@@ -63,9 +65,19 @@ export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (
       // error would be unhandled and take the process down.
       stream.on('error', () => abort(errors.badRequest('Malformed multipart body')));
     });
+    // Past busboy's counts the rest would be skipped silently: an upload never sends that many.
+    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
+      parser.on(limit, () => abort(errors.badRequest('Malformed multipart body: too many fields')));
+    }
     parser.on('finish', resolve);
     parser.on('error', () => reject(errors.badRequest('Malformed multipart body')));
     ctx.req.on('aborted', () => abort(errors.badRequest('Request aborted')));
+    const maxTotal = maxBodyBytes(limits);
+    let total = 0;
+    ctx.req.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxTotal) abort(errors.tooBig(limits.maxBytes));
+    });
     ctx.req.pipe(parser);
   });
   if (tooBig) throw errors.tooBig(limits.maxBytes);

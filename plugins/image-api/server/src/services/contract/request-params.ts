@@ -19,6 +19,11 @@ export type Action = (typeof ACTIONS)[number];
 
 /** Characters of a title that are kept. */
 export const TITLE_LENGTH = 100;
+/** Characters of a description that are kept: it is repeated in every view of the viewer page. */
+export const DESCRIPTION_LENGTH = 5000;
+
+/** At most `length` characters of a text parameter (code points, so no character is cut in two). */
+const truncated = (length: number) => (value: string | null) => (value === null ? null : Array.from(value).slice(0, length).join(''));
 
 /** The parameters as sent: the first text value of each, the source as precedence picks it. */
 export interface SentParams {
@@ -119,9 +124,8 @@ const schemas = {
     expiration: nullableText(),
     source: Joi.any(),
     sourceField: Joi.any().strip(),
-    // At most TITLE_LENGTH characters are kept (code points, so no character is cut in two).
-    title: nullableText().custom((value: string | null) => (value === null ? null : Array.from(value).slice(0, TITLE_LENGTH).join(''))),
-    description: nullableText(),
+    title: nullableText().custom(truncated(TITLE_LENGTH)),
+    description: nullableText().custom(truncated(DESCRIPTION_LENGTH)),
     // A flag: "1" or "true" set it; anything else, or nothing, leaves it off.
     nsfw: Joi.any().custom((value: unknown) => value === '1' || value === 'true'),
   }),

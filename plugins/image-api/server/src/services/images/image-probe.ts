@@ -36,7 +36,13 @@ const looksLikeSvg = (bytes: Buffer) => {
 
 /** The image type of the bytes, or the error table's refusal (310, 314). */
 export async function sniffType(bytes: Buffer, allowed: readonly ImageType[]): Promise<ImageType> {
-  const detected = await FileType.fromBuffer(bytes);
+  let detected: Awaited<ReturnType<typeof FileType.fromBuffer>>;
+  try {
+    detected = await FileType.fromBuffer(bytes);
+  } catch {
+    // A header cut short (a TIFF or JPEG 2000 of a few bytes) ends file-type's reader early.
+    throw errors.invalidImage('truncated header');
+  }
   const type = detected && TYPE_BY_EXT[detected.ext];
   if (type) {
     if (!allowed.includes(type)) throw errors.disabledType(type === 'jpeg' ? 'jpg' : type);

@@ -2,12 +2,12 @@
  * The image work: the stored original (upright, BMP as PNG, animations untouched) and its two
  * variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled up).
  */
-import decodeBmp from 'decode-bmp';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from '../contract/api-error';
 import type { ProbedImage } from './image-probe';
 import { isClean, stripLossless } from './image-metadata';
 import { settleAll } from '../runtime/settle-all';
+import { decodeBmpOffThread, withBmpBudget } from './bmp-decoder';
 
 export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp';
 
@@ -37,23 +37,6 @@ export interface VariantOptions {
 
 type SharpInput = { input: Buffer; options: SharpOptions; opaque?: boolean };
 
-/** sharp has no BMP loader: decode with decode-bmp and hand sharp the raw pixels. */
-function bmpInput(bytes: Buffer): SharpInput {
-  let bmp: ReturnType<typeof decodeBmp>;
-  try {
-    bmp = decodeBmp(bytes);
-  } catch {
-    throw errors.invalidImage();
-  }
-  const { width, height, data, colorDepth } = bmp;
-  return {
-    input: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
-    options: { raw: { width, height, channels: 4 } },
-    // decode-bmp always gives RGBA; only 32-bit BMPs carry a real alpha channel.
-    opaque: colorDepth !== 32,
-  };
-}
-
 function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
   switch (format) {
     case 'jpeg':
@@ -77,11 +60,16 @@ async function render(pipeline: Sharp, format: OutputFormat, quality: number): P
  * it first when it is wider (aspect kept, never enlarged, every frame of an animation), and the
  * variants follow from it (the medium is never wider than the original).
  */
-export async function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
+export function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
+  if (probed.type !== 'bmp') {
+    return renditionsOf({ input: bytes, options: { autoOrient: true, failOn: 'warning', limitInputPixels: options.maxPixels } }, bytes, probed, options, width);
+  }
+  // sharp has no BMP loader: its pixels are decoded apart (bmp-decoder.ts), one BMP at a time.
+  return withBmpBudget(async () => renditionsOf(await decodeBmpOffThread(bytes), bytes, probed, options, width));
+}
+
+async function renditionsOf(source: SharpInput, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
   const isBmp = probed.type === 'bmp';
-  const source: SharpInput = isBmp
-    ? bmpInput(bytes)
-    : { input: bytes, options: { autoOrient: true, failOn: 'warning', limitInputPixels: options.maxPixels } };
   const format: OutputFormat = isBmp ? 'png' : (probed.type as OutputFormat);
   const open = () => {
     const image = sharp(source.input, source.options);

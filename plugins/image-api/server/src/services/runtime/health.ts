@@ -1,7 +1,9 @@
 /**
- * What `/_health` reports (README, Operations): whether this instance can serve uploads. The
- * database must answer `select 1`, and the configured Redis a PING, each within a short time; an
- * instance that is shutting down is unhealthy too, so a load balancer stops sending it requests.
+ * What `/_health` reports (README, Operations; contract §16): whether this instance can serve
+ * uploads. The database must answer `select 1` within a short time, and an instance that is shutting
+ * down is unhealthy too, so a load balancer stops sending it requests. Redis is optional: when the
+ * configured Redis does not answer a PING, uploads still work (rate limits count in memory), so the
+ * instance is degraded, not unhealthy; a balancer must not take every instance out for it.
  */
 import type { Core } from '@strapi/strapi';
 import { getService } from '../../get-service';
@@ -12,9 +14,12 @@ export const HEALTH_DATABASE_TIMEOUT_MS = 2000;
 export type CheckResult = 'up' | 'down';
 
 export interface HealthReport {
+  /** The instance can serve: the database answers and it is not shutting down. */
   healthy: boolean;
-  /** What does not answer, for the message; empty when healthy. */
+  /** What does not answer and the instance needs, for the message; empty when healthy. */
   failing: string[];
+  /** What does not answer and the instance does without (Redis); empty when all answer. */
+  degraded: string[];
   checks: { database: CheckResult; redis?: CheckResult; shutdown?: 'in progress' };
 }
 
@@ -37,7 +42,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
     const checks: HealthReport['checks'] = { database: database ? 'up' : 'down' };
     if (redis !== null) checks.redis = redis ? 'up' : 'down';
     if (draining) checks.shutdown = 'in progress';
-    const failing = [!database && 'the database', redis === false && 'Redis'].filter((what): what is string => !!what);
-    return { healthy: failing.length === 0 && !draining, failing, checks };
+    const failing = database ? [] : ['the database'];
+    const degraded = redis === false ? ['Redis'] : [];
+    return { healthy: failing.length === 0 && !draining, failing, degraded, checks };
   },
 });

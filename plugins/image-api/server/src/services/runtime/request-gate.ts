@@ -1,18 +1,28 @@
 /**
  * Admission control of the upload routes: at most `maxRequestsInFlight` requests at once per
  * process, holding at most `maxBodyBytesInFlight` bytes of bodies between them (as declared by
- * Content-Length; a body of unknown length counts as the largest image). Decided before a byte of
- * the body is read, so a burst past the limits costs a 503 with Retry-After, not memory: each
- * request in flight holds its body, and an image being worked on holds its pixels.
+ * Content-Length; a body of unknown length counts as the largest image), and at most
+ * `maxRequestsPerAddress` of them from one client address, so that one client (16 slow bodies from
+ * one address once held every slot for hours) cannot shut the others out. Decided before a byte of
+ * the body is read, so a burst past the limits costs a 503 (or a 429 for the address) with
+ * Retry-After, not memory: each request in flight holds its body, and an image being worked on
+ * holds its pixels.
  *
  * It also drains the process on shutdown: new requests are refused while those in flight finish.
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig } from '../../get-service';
+import type { ImageApiConfig } from '../../config';
+
+/** `maxRequestsPerAddress`, or a quarter of the requests in flight when it is not set (at least one). */
+export const requestsPerAddress = (config: Pick<ImageApiConfig, 'maxRequestsPerAddress' | 'maxRequestsInFlight'>) =>
+  config.maxRequestsPerAddress ?? Math.max(1, Math.floor(config.maxRequestsInFlight / 4));
 
 export interface GateLimits {
   maxRequests: number;
   maxBytes: number;
+  /** Requests in flight from one client address. */
+  maxPerAddress: number;
 }
 
 /** A request let in; leave() once it is answered. */
@@ -20,23 +30,29 @@ export interface Ticket {
   leave(): void;
 }
 
-export type Refusal = 'full' | 'draining';
+/** Why a request is refused: the process is full, its address holds its share, or it shuts down. */
+export type Refusal = 'full' | 'address' | 'draining';
 
 export function createRequestGate(limitsOf: () => GateLimits) {
   let requests = 0;
   let bytes = 0;
   let draining = false;
+  /** Requests in flight by client address; an address leaves the map with its last request. */
+  const byAddress = new Map<string, number>();
   const idleWaiters = new Set<() => void>();
 
   return {
-    /** A ticket for a request declaring `declaredBytes` of body, or why it is refused. */
-    enter(declaredBytes: number): Ticket | Refusal {
+    /** A ticket for a request from `address` declaring `declaredBytes` of body, or why it is refused. */
+    enter(declaredBytes: number, address: string): Ticket | Refusal {
       if (draining) return 'draining';
-      const { maxRequests, maxBytes } = limitsOf();
+      const { maxRequests, maxBytes, maxPerAddress } = limitsOf();
       // A lone request is always let in, however big: the body limits judge it, not the gate.
       if (requests >= maxRequests || (requests > 0 && bytes + declaredBytes > maxBytes)) return 'full';
+      const fromAddress = byAddress.get(address) ?? 0;
+      if (fromAddress >= maxPerAddress) return 'address';
       requests++;
       bytes += declaredBytes;
+      byAddress.set(address, fromAddress + 1);
       let left = false;
       return {
         leave() {
@@ -44,12 +60,15 @@ export function createRequestGate(limitsOf: () => GateLimits) {
           left = true;
           requests--;
           bytes -= declaredBytes;
+          const remaining = (byAddress.get(address) ?? 1) - 1;
+          if (remaining > 0) byAddress.set(address, remaining);
+          else byAddress.delete(address);
           if (requests === 0) for (const wake of idleWaiters) wake();
         },
       };
     },
 
-    inFlight: () => ({ requests, bytes }),
+    inFlight: () => ({ requests, bytes, addresses: byAddress.size }),
 
     draining: () => draining,
 
@@ -76,5 +95,5 @@ export type RequestGate = ReturnType<typeof createRequestGate>;
 export default ({ strapi }: { strapi: Core.Strapi }): RequestGate =>
   createRequestGate(() => {
     const config = getConfig(strapi);
-    return { maxRequests: config.maxRequestsInFlight, maxBytes: config.maxBodyBytesInFlight };
+    return { maxRequests: config.maxRequestsInFlight, maxBytes: config.maxBodyBytesInFlight, maxPerAddress: requestsPerAddress(config) };
   });
