@@ -36,7 +36,12 @@ function matchPath(doc: Doc, path: string): string | null {
     .sort((a, b) => a.split('{').length - b.split('{').length);
   for (const template of templates) {
     const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
-    const pattern = new RegExp(`^${template.split(/\{[^}]+\}/).map(literal).join('[^/]+')}$`);
+    // A parameter matches what its schema's pattern allows (the routes match only that), else any segment.
+    const parameters = (doc.paths[template].parameters ?? []) as Array<{ name: string; schema?: { pattern?: string } }>;
+    const segment = (name: string) => parameters.find((p) => p.name === name)?.schema?.pattern?.replace(/^\^|\$$/g, '') ?? '[^/]+';
+    const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+    const pieces = template.split(/\{[^}]+\}/).map(literal);
+    const pattern = new RegExp(`^${pieces.map((piece, i) => (i < names.length ? `${piece}(?:${segment(names[i])})` : piece)).join('')}$`);
     if (pattern.test(trimmed)) return template;
   }
   return null;

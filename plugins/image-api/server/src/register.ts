@@ -10,21 +10,7 @@ import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
 import { imgbbRoutes } from './routes/imgbb';
 import { pageRoutes } from './routes/pages';
 import { keepServerFields } from './content-types/server-kept-fields';
-
-/** Fields that never leave the server, by content type: secrets' hashes and copies, and bookkeeping. */
-const SERVER_ONLY_FIELDS: Record<string, string[]> = {
-  [API_KEY_UID]: ['key_hash', 'key_encrypted'],
-  [IMAGE_UID]: ['delete_hash', 'expiry_claim', 'expiry_claimed_at'],
-};
-
-function without(fields: string[], value: unknown): void {
-  if (Array.isArray(value)) value.forEach((item) => without(fields, item));
-  else if (value && typeof value === 'object') {
-    for (const field of fields) delete (value as Record<string, unknown>)[field];
-    const entries = (value as { entries?: unknown }).entries;
-    if (entries) without(fields, entries);
-  }
-}
+import { hideServerOnlyFields } from './content-types/server-only-fields';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Held until the end of the plugin's bootstrap: instances booting at once set the schema up in turn.
@@ -67,13 +53,6 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Fields only the server writes are dropped from what the Content Manager sends.
   keepServerFields(strapi);
 
-  // A key's hash and encrypted copy, an image's delete-link hash and the sweep's claims never leave
-  // the server, not even to the admin panel (which shows `private` fields): documents come out of the
-  // document service without them.
-  strapi.documents.use(async (context, next) => {
-    const result = await next();
-    const fields = SERVER_ONLY_FIELDS[context.uid];
-    if (fields) without(fields, result);
-    return result;
-  });
+  // Secrets and the sweep's bookkeeping never leave the server, nested or not, for any role.
+  hideServerOnlyFields(strapi);
 };

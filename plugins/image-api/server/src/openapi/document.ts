@@ -225,7 +225,7 @@ export function openApiDocument(options: DocumentOptions) {
     '/api/{version}/{action}': {
       description: 'Any other version or action: refused in the error shape.',
       parameters: [
-        { name: 'version', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'version', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
         { name: 'action', in: 'path', required: true, schema: { type: 'string' } },
       ],
       ...Object.fromEntries(

@@ -1,0 +1,68 @@
+/**
+ * What never leaves the server, for any role: a key's hash and encrypted copy, an image's delete-link
+ * hash and the expiry sweep's claims. And when an image's key rides along as a relation (the Content
+ * Manager's image list populates it, so does `?populate=` anywhere), only what names the key: an
+ * Editor may see which key an image came with, not the requester's details or its limits.
+ *
+ * Stripped wherever they appear, at any depth: from what the document service returns (the admin
+ * panel shows `private` fields), and from every JSON answer of the app (the Media Library's
+ * `GET /upload/files?populate=related` reads through the query engine, around the document service).
+ */
+import type { Core } from '@strapi/strapi';
+import type { Context, Next } from 'koa';
+import { API_KEY_UID, IMAGE_UID } from '../constants';
+
+/** Fields that never leave the server, by content type. */
+export const SERVER_ONLY_FIELDS: Record<string, string[]> = {
+  [API_KEY_UID]: ['key_hash', 'key_encrypted'],
+  [IMAGE_UID]: ['delete_hash', 'expiry_claim', 'expiry_claimed_at'],
+};
+
+const SECRET_NAMES = new Set(Object.values(SERVER_ONLY_FIELDS).flat());
+
+/** The image's relation to its key (content-types/image/schema.ts). */
+const KEY_RELATION = 'api_key';
+/** What a key shows as an image's relation: enough to tell which key it is. */
+const KEY_AS_RELATION = new Set(['id', 'documentId', 'name', 'key_prefix', 'key_last4', 'active', 'locale', 'publishedAt']);
+
+/** Deepest level walked; documents with their relations are far shallower. */
+const MAX_DEPTH = 16;
+
+function strip(value: unknown, depth: number): void {
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object' || Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return;
+  if (Array.isArray(value)) {
+    for (const item of value) strip(item, depth + 1);
+    return;
+  }
+  // Streams, dates and other class instances carry no document fields.
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return;
+  const record = value as Record<string, unknown>;
+  for (const name of Object.keys(record)) {
+    if (SECRET_NAMES.has(name)) delete record[name];
+    else if (name === KEY_RELATION && isRecord(record[name])) keyAsRelation(record[name] as Record<string, unknown>);
+    else strip(record[name], depth + 1);
+  }
+}
+
+/** A stored entry (it has its ids), not, say, the Content Manager's settings of the `api_key` field. */
+const isRecord = (value: unknown): boolean => value !== null && typeof value === 'object' && ('documentId' in value || 'id' in value);
+
+function keyAsRelation(record: Record<string, unknown>): void {
+  for (const name of Object.keys(record)) if (!KEY_AS_RELATION.has(name)) delete record[name];
+}
+
+/** Removes the server-only fields from `value`, in place, at any depth (see the file comment). */
+export function stripServerOnlyFields<T>(value: T): T {
+  strip(value, 0);
+  return value;
+}
+
+export function hideServerOnlyFields(strapi: Core.Strapi): void {
+  strapi.documents.use(async (_context, next) => stripServerOnlyFields(await next()));
+  // Outermost: sees every answer's body once the routes have set it, before Koa sends it.
+  strapi.server.use(async (ctx: Context, next: Next) => {
+    await next();
+    if (ctx.body && typeof ctx.body === 'object') stripServerOnlyFields(ctx.body);
+  });
+}
