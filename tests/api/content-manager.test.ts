@@ -166,3 +166,35 @@ test('deleting the file in the Media Library deletes the record and every row th
   expect(await tracesOf(app, image.name)).toEqual(NOTHING);
   expect((await app.http.get(app.pathOf(image.url_viewer))).status).toBe(404);
 });
+
+// Only the record went, once: the viewer answered 404 but the files stayed public (issue 23, item 5).
+describe('deleting an API image in the Content Manager deletes all of it', () => {
+  const documentIdOf = async (image: { id_encoded: string }) =>
+    (await app.strapi.db.query(IMAGE_UID).findOne({ where: { id_encoded: image.id_encoded }, select: ['documentId'] })).documentId;
+  const expectGone = async (image: { name: string; url: string; url_viewer: string; thumb: { url: string }; medium: { url: string } }) => {
+    expect(await tracesOf(app, image.name)).toEqual(NOTHING);
+    for (const url of [image.url, image.thumb.url, image.medium.url, image.url_viewer]) {
+      expect([url, (await app.http.get(app.pathOf(url))).status]).toEqual([url, 404]);
+    }
+  };
+
+  test('one entry: its files, its Media Library entry, its record and its links', async () => {
+    const image = await upload();
+    expect((await app.http.get(app.pathOf(image.url))).status).toBe(200);
+    const res = await app.http.delete(`/content-manager/collection-types/${IMAGE_UID}/${await documentIdOf(image)}`).set(auth);
+    expect(res.status).toBe(200);
+    await expectGone(image);
+  });
+
+  test('a bulk delete of several: each goes whole, once the bulk transaction commits', async () => {
+    const images = [await upload(), await upload()];
+    const documentIds = await Promise.all(images.map(documentIdOf));
+    const res = await app.http.post(`/content-manager/collection-types/${IMAGE_UID}/actions/bulkDelete`).set(auth).send({ documentIds });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ count: 2 });
+    // Removed after the Content Manager's transaction commits: polled briefly.
+    const settled = async () => (await Promise.all(images.map((image) => tracesOf(app, image.name)))).every((t) => t.files.length + t.journalRows === 0);
+    for (let i = 0; i < 50 && !(await settled()); i++) await new Promise((r) => setTimeout(r, 50));
+    for (const image of images) await expectGone(image);
+  });
+});

@@ -11,6 +11,7 @@ import { imgbbRoutes } from './routes/imgbb';
 import { pageRoutes } from './routes/pages';
 import { keepServerFields } from './content-types/server-kept-fields';
 import { hideServerOnlyFields } from './content-types/server-only-fields';
+import { deleteImagesWhole } from './content-types/image/document-deletion';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Held until the end of the plugin's bootstrap: instances booting at once set the schema up in turn.
@@ -55,4 +56,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
 
   // Secrets and the sweep's bookkeeping never leave the server, nested or not, for any role.
   hideServerOnlyFields(strapi);
+
+  // An image deleted in the Content Manager goes whole: files, Media Library entry and record.
+  deleteImagesWhole(strapi);
 };

@@ -49,6 +49,14 @@ export const deleteHashOf = (secret: string) => crypto.createHash('sha256').upda
 
 const FILE_FIELDS = ['id', 'hash', 'ext', 'formats', 'url', 'size'];
 
+/** A record read with FILE_FIELDS and its key's id, as a deletion needs it. */
+const asRemovable = (record: RemovableImage & { api_key?: { id: number } | null }): RemovableImage => ({
+  id: record.id,
+  name: record.name,
+  file: record.file ?? null,
+  apiKeyId: record.api_key?.id ?? null,
+});
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = createRowWriter(strapi);
   const table = () => rows.model(IMAGE_UID).tableName;
@@ -141,12 +149,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         select: ['id', 'name'],
         populate: { file: { select: FILE_FIELDS }, api_key: { select: ['id'] } },
       });
-      return claimed.map((record: RemovableImage & { api_key?: { id: number } | null }) => ({
-        id: record.id,
-        name: record.name,
-        file: record.file ?? null,
-        apiKeyId: record.api_key?.id ?? null,
-      }));
+      return claimed.map(asRemovable);
+    },
+
+    /** The image records of a document (the Content Manager deletes by document), as a deletion needs them. */
+    async findForRemovalByDocument(documentId: string): Promise<RemovableImage[]> {
+      const records = await strapi.db.query(IMAGE_UID).findMany({
+        where: { documentId },
+        select: ['id', 'name'],
+        populate: { file: { select: FILE_FIELDS }, api_key: { select: ['id'] } },
+      });
+      return records.map(asRemovable);
     },
 
     /** Deletes the records of a Media Library file that was deleted (matched by its hash), with their links. */
