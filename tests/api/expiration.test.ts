@@ -107,11 +107,18 @@ describe('from the instant of expiry', () => {
   test('the viewer, the delete link and the API delete answer 404; the sweep then removes everything', async () => {
     const image = (await upload({ expiration: '600' })).body.image;
     expect((await app.http.get(app.pathOf(image.url_viewer))).status).toBe(200);
+    expect((await app.http.get(app.pathOf(image.url))).status).toBe(200);
     await expire(image.id_encoded);
     expect((await app.http.get(app.pathOf(image.url_viewer))).status).toBe(404);
     expect((await app.http.get(app.pathOf(image.delete_url))).status).toBe(404);
     expect((await app.http.delete(app.pathOf(image.delete_url))).status).toBe(404);
     expect((await app.http.post('/api/1/delete').type('form').send({ key, id: image.id_encoded })).status).toBe(404);
+    // The direct URLs too, though the files are still on disk until the sweep (issue 23, item 10).
+    for (const url of [image.url, image.thumb.url, image.medium.url]) {
+      const res = await app.http.get(app.pathOf(url));
+      expect([url, res.status, res.headers['cache-control']]).toEqual([url, 404, 'no-store']);
+      expect((await app.http.head(app.pathOf(url))).status).toBe(404);
+    }
     // Nothing deleted by those refusals; the views were not counted.
     expect(await tracesOf(app, image.name)).toEqual(whole(image.name, 'png', 5));
     const row = await app.strapi.db.query('plugin::image-api.image').findOne({ where: { id_encoded: image.id_encoded } });
@@ -125,6 +132,7 @@ describe('from the instant of expiry', () => {
     const [soon, never] = [(await upload({ expiration: '600' })).body.image, (await upload()).body.image];
     expect(await app.strapi.plugin('image-api').service('expiry-sweep').run()).toBe(0);
     for (const image of [soon, never]) expect(await tracesOf(app, image.name)).toEqual(whole(image.name, 'png', 5));
+    for (const image of [soon, never]) expect((await app.http.get(app.pathOf(image.thumb.url))).status).toBe(200);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { healthEndpoint } from './middlewares/health';
+import { hideExpiredFiles } from './middlewares/expired-files';
 import { redactSecretsInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { applyHeapGrowth } from './services/runtime/heap-growth';
@@ -20,6 +21,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   redactSecretsInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
   strapi.server.use(healthEndpoint(strapi));
+  // Ahead of strapi::public, which serves the local provider's files: expired ones answer 404 at once.
+  if (strapi.config.get('plugin::upload.provider', 'local') === 'local') strapi.server.use(hideExpiredFiles(strapi));
   // Process-wide settings, before anything uses sharp or allocates much.
   restrictDecoders(getConfig(strapi).blockUnusedDecoders);
   applyHeapGrowth(getConfig(strapi).heapGrowingPercent);

@@ -16,7 +16,7 @@ test('a calendar duration counts from now: one month from 31 January is 28 days'
   expect(expirationSeconds('P1M', limits, new Date('2026-03-31T12:00:00Z'))).toBe(30 * 86_400);
 });
 
-test.each(['59', '15552001', 'P1Y', 'P181D', 'PT59S', '-600', 'P-1D', 'PT', 'P', 'abc', '10m', 'pt10m', '1.5', '', '1e3'])(
+test.each(['59', '15552001', 'P1Y', 'P181D', 'PT59S', '-600', 'P-1D', 'P1DT-1H', 'PT2H-30M', 'PT', 'P', 'abc', '10m', 'pt10m', '1.5', '', '1e3'])(
   '%j: 400/150, with the range in the message',
   async (text) => {
     expect(await refusal(() => expirationSeconds(text, limits, now))).toEqual({

@@ -33,3 +33,10 @@ test('cleanOriginalFilename drops control characters and bounds the length', () 
   expect(cleanOriginalFilename(' a\u0000b\nc.png ')).toBe('abc.png');
   expect(cleanOriginalFilename('y'.repeat(400)).length).toBe(255);
 });
+
+test('cleanOriginalFilename drops bidirectional controls (a right-to-left override shows cat\u202Egpj.exe as catexe.jpg)', () => {
+  expect(cleanOriginalFilename('cat\u202Egpj.exe')).toBe('catgpj.exe');
+  expect(cleanOriginalFilename('\u2066a\u2067b\u2068c\u2069\u200e\u200f\u061c\u202a\u202b\u202c\u202d.png')).toBe('abc.png');
+  // Right-to-left text itself stays.
+  expect(cleanOriginalFilename('صورة.png')).toBe('صورة.png');
+});

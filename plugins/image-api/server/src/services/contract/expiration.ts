@@ -19,7 +19,8 @@ export function expirationSeconds(text: string, limits: ExpirationLimits, now: D
   const value = text.trim();
   let seconds: number | null = null;
   if (SECONDS.test(value)) seconds = Number(value);
-  else {
+  // luxon reads negative parts (`P1DT-1H` is 23 hours): an expiration is a length of time, every part of it too.
+  else if (!value.includes('-')) {
     const duration = Duration.fromISO(value);
     if (duration.isValid) {
       const start = DateTime.fromJSDate(now, { zone: 'utc' });

@@ -42,8 +42,10 @@ export function storedName(originalFilename: string | null, idEncoded: string): 
 
 /** A printable file name for display and records: control characters out, 255 characters at most. */
 export function cleanOriginalFilename(name: string): string {
+  // Control characters, and the bidirectional controls that make a page show `cat\u202Egpj.exe` as
+  // `catexe.jpg`.
   // eslint-disable-next-line no-control-regex
-  return name.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return name.replace(/[\u0000-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim().slice(0, 255);
 }
 
 /**
