@@ -2,12 +2,13 @@
  * The image work: the stored original (upright, BMP as PNG, animations untouched) and its two
  * variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled up).
  */
+import pLimit from 'p-limit';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from '../contract/api-error';
 import type { ProbedImage } from './image-probe';
 import { isClean, stripLossless } from './image-metadata';
 import { settleAll } from '../runtime/settle-all';
-import { decodeBmpOffThread, withBmpBudget } from './bmp-decoder';
+import { bmpAsPng } from './bmp-renditions';
 
 export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp';
 
@@ -35,7 +36,7 @@ export interface VariantOptions {
   keepExif: boolean;
 }
 
-type SharpInput = { input: Buffer; options: SharpOptions; opaque?: boolean };
+type SharpInput = { input: Buffer; options: SharpOptions };
 
 function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
   switch (format) {
@@ -61,20 +62,27 @@ async function render(pipeline: Sharp, format: OutputFormat, quality: number): P
  * variants follow from it (the medium is never wider than the original).
  */
 export function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
-  if (probed.type !== 'bmp') {
-    return renditionsOf({ input: bytes, options: { autoOrient: true, failOn: 'warning', limitInputPixels: options.maxPixels } }, bytes, probed, options, width);
-  }
-  // sharp has no BMP loader: its pixels are decoded apart (bmp-decoder.ts), one BMP at a time.
-  return withBmpBudget(async () => renditionsOf(await decodeBmpOffThread(bytes), bytes, probed, options, width));
+  if (probed.type !== 'bmp') return renditionsOf(bytes, bytes, probed, options, width);
+  // sharp has no BMP loader: a BMP is turned into a PNG first, off the event loop (bmp-renditions.ts).
+  // A 1-bit BMP packs 32 pixels a byte, so under the byte limit it may be 80 MP, where other formats
+  // are at most a few: one at a time, its PNG and renditions stay within the memory figures.
+  // The worker's PNG is the stored original as it is: re-encoding 80 MP would hold libvips to
+  // 100 MB more, for a few percent of file size.
+  return oneBmpAtATime(async () => {
+    const png = await bmpAsPng(bytes);
+    return renditionsOf(png, png, probed, options, width);
+  });
 }
 
-async function renditionsOf(source: SharpInput, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
+const oneBmpAtATime = pLimit(1);
+
+/** The renditions of the image whose bytes sharp reads in `input` (`bytes` as sent, or a BMP's PNG). */
+async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
   const isBmp = probed.type === 'bmp';
+  // A BMP has no orientation to apply (and checking would make libvips hold the whole image).
+  const source: SharpInput = { input, options: { autoOrient: !isBmp, failOn: 'warning', limitInputPixels: options.maxPixels } };
   const format: OutputFormat = isBmp ? 'png' : (probed.type as OutputFormat);
-  const open = () => {
-    const image = sharp(source.input, source.options);
-    return source.opaque ? image.removeAlpha() : image;
-  };
+  const open = () => sharp(source.input, source.options);
 
   const resizeTo = width !== null && width < probed.width ? width : null;
 
@@ -150,10 +158,12 @@ async function storedOriginal(
   };
   const animated = probed.pages > 1;
 
-  if (probed.type === 'bmp' || (probed.orientation > 1 && !animated)) {
+  // A BMP's bytes here are the PNG it was turned into (RGB, or RGBA for a 32-bit BMP: IHDR's colour type 6).
+  if (probed.type === 'bmp') return { ...kept(bytes), channels: bytes[25] === 6 ? 4 : 3 };
+  if (probed.orientation > 1 && !animated) {
     const pipeline = options.keepExif ? open().keepMetadata() : open().keepIccProfile();
     const image = await render(pipeline, format, quality);
-    return { ...image, bits: probed.type === 'bmp' ? 8 : probed.bits };
+    return { ...image, bits: probed.bits };
   }
   if (options.keepExif || !probed.hasMetadata) return kept(bytes);
 
