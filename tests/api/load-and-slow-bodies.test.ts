@@ -26,9 +26,9 @@ afterAll(async () => {
 const setOption = (option: string, value: unknown) => app.strapi.config.set(`plugin::image-api.${option}`, value);
 const upload = (format = 'json') => app.http.post(`/api/1/upload?format=${format}`).set('X-API-Key', key).attach('source', image, 'a.png');
 
-/** A raw connection that sends an upload's headers and `sent` bytes of its body, then waits. */
-function partialUpload(declared: number, sent: string) {
-  const socket = net.connect(port, '127.0.0.1');
+/** A raw connection (from `localAddress`) that sends an upload's headers and `sent` bytes of its body, then waits. */
+function partialUpload(declared: number, sent: string, localAddress = '127.0.0.1') {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress });
   let received = '';
   socket.on('data', (chunk) => (received += chunk));
   socket.on('error', () => undefined);
@@ -179,6 +179,54 @@ describe('stalled bodies', () => {
     await slow.closed;
     expect(slow.received()).toMatch(/^HTTP\/1\.1 200 OK/);
   });
+});
+
+// 16 slow bodies from one address once held every slot, for hours (issue 23, item 1).
+describe('one address holds at most its share of the slots', () => {
+  afterEach(() => setOption('maxRequestsPerAddress', 16));
+
+  test('past maxRequestsPerAddress: 429 with Retry-After at once for that address; another address is let in', async () => {
+    setOption('maxRequestsPerAddress', 2);
+    const held = [partialUpload(100_000, 'source='), partialUpload(100_000, 'source=')];
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await upload();
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('2');
+    expect(refused.body).toEqual({
+      status_code: 429,
+      error: { message: 'Too many uploads at once from this address: at most 2', code: 429 },
+      status_txt: 'Too Many Requests',
+    });
+    // From 127.0.0.2, the whole upload, read back.
+    const body = `source=${encodeURIComponent(image.toString('base64'))}`;
+    const other = partialUpload(body.length, body, '127.0.0.2');
+    await new Promise<void>((resolve) => other.socket.on('data', () => other.received().includes('"status_txt":"OK"') && resolve()));
+    other.socket.destroy();
+    expect(other.received()).toMatch(/^HTTP\/1\.1 200 OK/);
+    for (const socket of held) socket.socket.destroy();
+    await Promise.all(held.map((h) => h.closed));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await upload()).status).toBe(200);
+  });
+});
+
+test('a body that keeps above the rate floor but has not all arrived by bodyTimeoutMs: 408, the connection closed', async () => {
+  app.strapi.config.set('plugin::image-api.bodyTimeoutMs', 1500);
+  try {
+    const started = Date.now();
+    // 2 KB/s: above the 1 KB/s floor, and a 100 KB body would take 50 s.
+    const trickle = partialUpload(100_000, 'source=');
+    const timer = setInterval(() => trickle.socket.write('A'.repeat(100)), 50);
+    await trickle.closed;
+    clearInterval(timer);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const [head, body] = trickle.received().split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(JSON.parse(body)).toEqual({ status_code: 408, error: { message: 'Request timeout: the body did not arrive in time', code: 408 }, status_txt: 'Request Timeout' });
+  } finally {
+    app.strapi.config.set('plugin::image-api.bodyTimeoutMs', 120_000);
+  }
 });
 
 // Last: the process does not come back from a shutdown.

@@ -5,13 +5,12 @@
  * 503 with Retry-After past it; memory returns near its idle level), and clients that trickle their
  * bodies (cut with 408 in the API's shape, nothing logged as an error).
  */
-import fs from 'fs';
 import net from 'net';
 import type { Knex } from 'knex';
 import { jpeg } from '../helpers/fixtures';
 import { photo12mp } from './helpers/photo';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { CLEAN, leftovers, openDb, sleep, tally, uploadOnce, type Answer } from './helpers/load';
+import { CLEAN, leftovers, openDb, rssMb as processRssMb, sleep, tally, uploadOnce, type Answer } from './helpers/load';
 import { startPostgres } from './helpers/servers';
 
 const KEY = 'img_faults_process_0123456789abcdef0';
@@ -37,10 +36,7 @@ const upload = (bytes = photo, headers: Record<string, string> = {}) => uploadOn
 const clean = () => leftovers(db, app.uploadsDir, app.tmpDir);
 
 /** Resident memory of the app process, MB. */
-const rssMb = () => {
-  const status = fs.readFileSync(`/proc/${app.pid()}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-};
+const rssMb = () => processRssMb(app.pid());
 
 test('SIGTERM during a burst of uploads: every client gets an answer, every acknowledged upload is complete, nothing is orphaned', async () => {
   const before = await clean();

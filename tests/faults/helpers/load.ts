@@ -123,3 +123,49 @@ export async function leftovers(db: Knex, uploadsDir: string, tmpDir: string): P
 
 /** Leftovers of a store where every upload was complete or absent. */
 export const CLEAN = { filesWithoutRows: [], rowsWithoutFiles: [], fileRowsWithoutImage: 0, imagesWithoutFileRow: 0, journalRows: 0, tempFolders: [] };
+
+/** Resident memory of a process, MB. */
+export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** Samples a process's RSS every 50 ms until stopped; returns the peak, MB. */
+export function sampleRss(pid: number) {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMb(pid));
+    } catch {
+      // the process is gone
+    }
+  }, 50);
+  return { stop: () => (clearInterval(timer), peak) };
+}
+
+/**
+ * Asks `${url}/_health` every 100 ms, one request at a time, until stopped; returns the slowest
+ * answer (ms) and the statuses seen. What an attack costs everyone else shows here.
+ */
+export function watchHealth(url: string) {
+  let running = true;
+  let slowest = 0;
+  const statuses = new Set<number>();
+  const loop = (async () => {
+    while (running) {
+      const started = Date.now();
+      try {
+        const res = await fetch(`${url}/_health`, { signal: AbortSignal.timeout(30_000) });
+        statuses.add(res.status);
+      } catch {
+        statuses.add(0);
+      }
+      slowest = Math.max(slowest, Date.now() - started);
+      await sleep(100);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return { slowestMs: slowest, statuses: [...statuses] };
+    },
+  };
+}

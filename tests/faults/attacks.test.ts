@@ -1,0 +1,206 @@
+/**
+ * Attacks without a key, or with one and a hostile image, against the production build (issue 23,
+ * items 1 to 3), with what they cost everyone else: the slowest `/_health` answer and the peak RSS
+ * while they run (README, Security). The app runs with the default share of upload slots per address
+ * (a quarter of 16); the slow clients come from 127.0.0.2, the others from 127.0.0.1.
+ */
+import http from 'http';
+import net from 'net';
+import { startFaultApp, type FaultApp } from './helpers/fault-app';
+import { rssMb, sampleRss, sleep, tally, uploadOnce, watchHealth, type Answer } from './helpers/load';
+import { startPostgres } from './helpers/servers';
+import { jpeg } from '../helpers/fixtures';
+
+const KEY = 'img_faults_attacks_0123456789abcdef';
+/** Cut at this deadline, however steadily a body trickles (default 120 s: shortened to see it). */
+const BODY_TIMEOUT_MS = 15_000;
+let pg: Awaited<ReturnType<typeof startPostgres>>;
+let app: FaultApp;
+let small: Buffer;
+
+beforeAll(async () => {
+  pg = await startPostgres();
+  small = await jpeg(640, 480);
+  app = await startFaultApp({
+    ...pg.env,
+    IMAGE_API_BOOTSTRAP_KEY: KEY,
+    IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '',
+    IMAGE_API_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+  });
+}, 120_000);
+afterAll(async () => {
+  await app?.destroy();
+  await pg?.destroy();
+});
+
+interface SlowAnswer {
+  status: number;
+  body: any;
+  ms: number;
+}
+
+/**
+ * A client from `localAddress` that declares a 12.4 MB multipart body and sends it at 1,500 bytes/s
+ * (above the 1 KB/s floor), without a key, until it has an answer.
+ */
+function slowClient(localAddress: string, started: number): Promise<SlowAnswer> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port: app.port, host: '127.0.0.1', localAddress });
+    let received = '';
+    const boundary = 'slowBoundary';
+    socket.write(
+      `POST /api/1/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 12400000\r\n\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="source"; filename="a.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`
+    );
+    const trickle = setInterval(() => socket.write(Buffer.alloc(150, 0x41)), 100);
+    const finish = () => {
+      clearInterval(trickle);
+      const [head, body = ''] = received.split('\r\n\r\n');
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        // no answer
+      }
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), body: parsed, ms: Date.now() - started });
+    };
+    socket.on('data', (chunk) => {
+      received += chunk;
+      // A client stops sending once it has its answer.
+      if (/\r\n\r\n\{[\s\S]*\}$/.test(received)) socket.destroy();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', finish);
+  });
+}
+
+const tallied = (answers: SlowAnswer[]) => tally(answers as unknown as Answer[]);
+
+test.each([16, 200])(
+  '%i slow bodies from one address, no key: it holds its share, other addresses upload meanwhile; its bodies are cut at the deadline',
+  async (clients) => {
+    const health = watchHealth(app.url);
+    const memory = sampleRss(app.pid());
+    const started = Date.now();
+    const slow = Array.from({ length: clients }, () => slowClient('127.0.0.2', started));
+    await sleep(2000);
+    // While they trickle: uploads from another address go through.
+    const others: Answer[] = [];
+    for (let i = 0; i < 3; i++) others.push(await uploadOnce(app.url, KEY, small, { timeoutMs: 30_000 }));
+    const answers = await Promise.all(slow);
+    const peak = memory.stop();
+    const { slowestMs, statuses } = await health.stop();
+    const cut = answers.filter((a) => a.status === 408);
+    console.log(
+      `${clients} slow clients: answers ${JSON.stringify(tallied(answers))}, the 408s after ${Math.min(...cut.map((a) => a.ms))} to ${Math.max(...cut.map((a) => a.ms))} ms; ` +
+        `other address: ${others.map((a) => `${a.status} in ${a.ms} ms`).join(', ')}; slowest /_health ${slowestMs} ms; peak RSS ${peak.toFixed(0)} MB`
+    );
+    expect(others.map((a) => a.status)).toEqual([200, 200, 200]);
+    // Four slots (a quarter of 16) held until the deadline, every other request from there refused at once.
+    expect(tallied(answers)).toEqual({ 408: 4, 429: clients - 4 });
+    for (const answer of cut) {
+      expect(answer.body).toEqual({ status_code: 408, error: { message: 'Request timeout: the body did not arrive in time', code: 408 }, status_txt: 'Request Timeout' });
+      expect(answer.ms).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 1000);
+      expect(answer.ms).toBeLessThan(BODY_TIMEOUT_MS + 10_000);
+    }
+    for (const answer of answers.filter((a) => a.status === 429)) {
+      expect(answer.body.error).toEqual({ message: 'Too many uploads at once from this address: at most 4', code: 429 });
+      expect(answer.ms).toBeLessThan(5000);
+    }
+    expect(statuses).toEqual([204]);
+    expect(slowestMs).toBeLessThan(1000);
+    expect(peak).toBeLessThan(600);
+  },
+  120_000
+);
+
+test('hostile bodies without a key (16 MB of nested JSON arrays, 5 million urlencoded fields, a JSON object of a million keys), three of each at once: 400 at once; /_health is not held up', async () => {
+  // As bytes, made before the watch starts: this process's own work must not show as the app's.
+  const bodies: Array<[string, Buffer]> = [
+    ['application/json', Buffer.from(`{"a":${'['.repeat(8_000_000)}${']'.repeat(8_000_000)}}`)],
+    ['application/x-www-form-urlencoded', Buffer.alloc(5_000_000, '&')],
+    ['application/json', Buffer.from(`{${Array.from({ length: 1_000_000 }, (_, i) => `"k${i}":0`).join(',')}}`)],
+  ];
+  const idle = rssMb(app.pid());
+  const health = watchHealth(app.url);
+  const memory = sampleRss(app.pid());
+  const started = Date.now();
+  // Each from an address of its own, as an attacker with many would send them.
+  const answers = await Promise.all(
+    bodies.flatMap(([type, body], kind) =>
+      Array.from({ length: 3 }, (_, i) => postFrom(`127.0.1.${kind * 3 + i + 1}`, type, body).then((answer) => ({ ...answer, ms: Date.now() - started })))
+    )
+  );
+  const ms = Date.now() - started;
+  const peak = memory.stop();
+  const { slowestMs, statuses } = await health.stop();
+  console.log(
+    `9 hostile bodies: answers ${JSON.stringify(tallied(answers))} in ${ms} ms; slowest /_health ${slowestMs} ms; RSS ${idle.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB`
+  );
+  expect(answers.map((a) => a.status)).toEqual(Array(9).fill(400));
+  expect(new Set(answers.map((a) => a.body.error.message))).toEqual(
+    new Set(['Malformed request body: nested too deeply', 'Malformed request body: too many fields'])
+  );
+  expect(statuses).toEqual([204]);
+  // Before: 3.7 s with three at once.
+  expect(slowestMs).toBeLessThan(1000);
+  expect(peak).toBeLessThan(600);
+}, 120_000);
+
+/** POSTs `body` to the upload route from `localAddress`; the answer's status and JSON. */
+function postFrom(localAddress: string, type: string, body: Buffer): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${app.url}/api/1/upload`, { method: 'POST', localAddress, agent: false, headers: { 'Content-Type': type, 'Content-Length': body.length } });
+    req.setTimeout(30_000, () => req.destroy(new Error('client timeout')));
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A 1-bit BMP of `width`×`height` (8800×8800: 9.7 MB, 77 MP, under both limits), its bits from a seed. */
+function oneBitBmp(width: number, height: number): Buffer {
+  const stride = Math.ceil(width / 32) * 4;
+  const head = 14 + 40 + 8;
+  const file = Buffer.alloc(head + stride * height);
+  file.write('BM', 0, 'latin1');
+  file.writeUInt32LE(file.length, 2);
+  file.writeUInt32LE(head, 10);
+  file.writeUInt32LE(40, 14);
+  file.writeInt32LE(width, 18);
+  file.writeInt32LE(height, 22);
+  file.writeUInt16LE(1, 26);
+  file.writeUInt16LE(1, 28);
+  file.writeUInt32LE(0xffffff, 58); // palette: black, white
+  for (let i = head; i < file.length; i++) file[i] = (i * 2654435761) >>> 24;
+  return file;
+}
+
+test('three 77 MP 1-bit BMPs (9.7 MB each) at once: stored as PNG, the event loop free meanwhile, memory within the budget', async () => {
+  const bmp = oneBitBmp(8800, 8800);
+  const idle = rssMb(app.pid());
+  const health = watchHealth(app.url);
+  const memory = sampleRss(app.pid());
+  const answers = await Promise.all(Array.from({ length: 3 }, () => uploadOnce(app.url, KEY, bmp, { name: 'big.bmp', timeoutMs: 170_000 })));
+  const peak = memory.stop();
+  const { slowestMs, statuses } = await health.stop();
+  await sleep(3000);
+  const after = rssMb(app.pid());
+  console.log(
+    `3 x 77 MP BMP: answers ${answers.map((a) => `${a.status} in ${a.ms} ms`).join(', ')}; slowest /_health ${slowestMs} ms; ` +
+      `RSS ${idle.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB, ${after.toFixed(0)} MB 3 s after`
+  );
+  for (const answer of answers) {
+    expect(answer.status).toBe(200);
+    expect(answer.body.image).toMatchObject({ extension: 'png', mime: 'image/png', width: 8800, height: 8800 });
+  }
+  expect(statuses).toEqual([204]);
+  // Before: 2.8 s with three at once, the decode on the event loop.
+  expect(slowestMs).toBeLessThan(1000);
+  // README, Operations: about 600 MB an instance. Before: 880 MB to 1.23 GB, and it stayed there.
+  expect(peak).toBeLessThan(600);
+}, 180_000);
