@@ -83,7 +83,8 @@ const cpuOf = (parts) => {
 function startCluster(instances) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-bench-cluster-'));
   const child = spawn(process.execPath, [path.join(__dirname, '..', 'scripts', 'cluster.js'), '--instances', String(instances), '--dir', dir], {
-    env: { ...process.env, IMAGE_API_RATE_LIMIT: 'off' },
+    // The bench's clients are all 127.0.0.1 to the instances: they may use every upload slot.
+    env: { ...process.env, IMAGE_API_RATE_LIMIT: 'off', IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '16' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

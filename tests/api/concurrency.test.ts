@@ -7,7 +7,7 @@ let app: TestApp;
 beforeAll(async () => {
   // Every upload of the bursts below in flight at once: admission control (16 by default) is tested
   // in load-and-slow-bodies.test.ts.
-  app = await startApp({ IMAGE_API_MAX_REQUESTS_IN_FLIGHT: '64' });
+  app = await startApp({ IMAGE_API_MAX_REQUESTS_IN_FLIGHT: '64', IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '64' });
 });
 afterAll(async () => {
   await app?.stop();

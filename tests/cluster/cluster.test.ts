@@ -39,6 +39,8 @@ beforeAll(async () => {
     IMAGE_API_URL_ALLOWLIST: '127.0.0.1',
     IMAGE_API_RATE_LIMIT: 'off',
     IMAGE_API_FAILED_AUTH_LIMIT: '10/minute',
+    // Every client of the suite is 127.0.0.1 to the instances: it may use all of their slots.
+    IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '16',
     // The shortest safe age, and a round every 5 s: the kill test sees the sweep within ~70 s.
     IMAGE_API_SWEEP_AFTER_MS: '60000',
     IMAGE_API_DEBRIS_SWEEP_SECONDS: '5',

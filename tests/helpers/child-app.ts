@@ -25,8 +25,9 @@ export const freePort = () =>
 export async function startChildApp(env: Record<string, string | undefined>): Promise<ChildApp> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'child-app-process.js')], {
-    // PUBLIC_URL follows the port unless the caller set one.
-    env: { ...process.env, PUBLIC_URL: `http://127.0.0.1:${port}`, ...env, HOST: '127.0.0.1', PORT: String(port) },
+    // PUBLIC_URL follows the port unless the caller set one; the suite's clients are all on one
+    // address, which may use every upload slot unless the caller says otherwise.
+    env: { ...process.env, PUBLIC_URL: `http://127.0.0.1:${port}`, IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '16', ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
