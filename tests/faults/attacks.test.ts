@@ -7,9 +7,9 @@
 import http from 'http';
 import net from 'net';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { rssMb, sampleRss, sleep, tally, uploadOnce, watchHealth, type Answer } from './helpers/load';
+import { rawAnswer, rssMb, sampleRss, sleep, tally, uploadOnce, watchHealth, type Answer } from './helpers/load';
 import { startPostgres } from './helpers/servers';
-import { jpeg } from '../helpers/fixtures';
+import { bmpOfDepth, jpeg } from '../helpers/fixtures';
 
 const KEY = 'img_faults_attacks_0123456789abcdef';
 /** Cut at this deadline, however steadily a body trickles (default 120 s: shortened to see it). */
@@ -55,14 +55,7 @@ function slowClient(localAddress: string, started: number): Promise<SlowAnswer> 
     const trickle = setInterval(() => socket.write(Buffer.alloc(150, 0x41)), 100);
     const finish = () => {
       clearInterval(trickle);
-      const [head, body = ''] = received.split('\r\n\r\n');
-      let parsed: unknown = null;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        // no answer
-      }
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), body: parsed, ms: Date.now() - started });
+      resolve({ ...rawAnswer(received), ms: Date.now() - started });
     };
     socket.on('data', (chunk) => {
       received += chunk;
@@ -162,26 +155,8 @@ function postFrom(localAddress: string, type: string, body: Buffer): Promise<{ s
   });
 }
 
-/** A 1-bit BMP of `width`×`height` (8800×8800: 9.7 MB, 77 MP, under both limits), its bits from a seed. */
-function oneBitBmp(width: number, height: number): Buffer {
-  const stride = Math.ceil(width / 32) * 4;
-  const head = 14 + 40 + 8;
-  const file = Buffer.alloc(head + stride * height);
-  file.write('BM', 0, 'latin1');
-  file.writeUInt32LE(file.length, 2);
-  file.writeUInt32LE(head, 10);
-  file.writeUInt32LE(40, 14);
-  file.writeInt32LE(width, 18);
-  file.writeInt32LE(height, 22);
-  file.writeUInt16LE(1, 26);
-  file.writeUInt16LE(1, 28);
-  file.writeUInt32LE(0xffffff, 58); // palette: black, white
-  for (let i = head; i < file.length; i++) file[i] = (i * 2654435761) >>> 24;
-  return file;
-}
-
 test('three 77 MP 1-bit BMPs (9.7 MB each) at once: stored as PNG, the event loop free meanwhile, memory within the budget', async () => {
-  const bmp = oneBitBmp(8800, 8800);
+  const bmp = bmpOfDepth(8800, 8800, 1);
   const idle = rssMb(app.pid());
   const health = watchHealth(app.url);
   const memory = sampleRss(app.pid());

@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { jpeg } from '../helpers/fixtures';
 import { photo12mp } from './helpers/photo';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { CLEAN, leftovers, openDb, rssMb as processRssMb, sleep, tally, uploadOnce, type Answer } from './helpers/load';
+import { CLEAN, leftovers, openDb, rawAnswer, rssMb as processRssMb, sleep, tally, uploadOnce, type Answer } from './helpers/load';
 import { startPostgres } from './helpers/servers';
 
 const KEY = 'img_faults_process_0123456789abcdef0';
@@ -147,14 +147,7 @@ test('200 clients trickling their bodies at 1 byte/s: cut with 408 (or refused w
       socket.on('error', () => undefined);
       socket.on('close', () => {
         clearInterval(trickle);
-        const [head, body = ''] = received.split('\r\n\r\n');
-        let parsed: unknown = null;
-        try {
-          parsed = JSON.parse(body);
-        } catch {
-          // none
-        }
-        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), body: parsed, ms: Date.now() - started });
+        resolve({ ...rawAnswer(received), ms: Date.now() - started });
       });
       socket.write(`POST /api/1/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${KEY}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\nsource=`);
       // A 503 answers at once and the connection stays open: the client closes once it has it.

@@ -46,8 +46,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     // Suites upload far more than a real client; the rate-limit tests turn limits on.
     IMAGE_API_RATE_LIMIT: 'off',
     IMAGE_API_FAILED_AUTH_LIMIT: 'off',
-    // Every client of a suite is on one address; the admission tests set a share of their own.
-    IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '16',
+    // Every client of a suite is on one address: no share of its own, the process's limits alone
+    // (suites raise them); the admission tests set a share.
+    IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '1000',
     ...db.env,
     ...env,
   });

@@ -26,8 +26,8 @@ export async function startChildApp(env: Record<string, string | undefined>): Pr
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'child-app-process.js')], {
     // PUBLIC_URL follows the port unless the caller set one; the suite's clients are all on one
-    // address, which may use every upload slot unless the caller says otherwise.
-    env: { ...process.env, PUBLIC_URL: `http://127.0.0.1:${port}`, IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '16', ...env, HOST: '127.0.0.1', PORT: String(port) },
+    // address, which has no share of its own (the process's limits alone) unless the caller sets one.
+    env: { ...process.env, PUBLIC_URL: `http://127.0.0.1:${port}`, IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '1000', ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

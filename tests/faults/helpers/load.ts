@@ -169,3 +169,15 @@ export function watchHealth(url: string) {
     },
   };
 }
+
+/** The status and JSON body of an HTTP/1.1 answer read off a raw socket (status 0: none came). */
+export function rawAnswer(received: string): { status: number; body: any } {
+  const [head, body = ''] = received.split('\r\n\r\n');
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    // no body, or not JSON
+  }
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), body: parsed };
+}

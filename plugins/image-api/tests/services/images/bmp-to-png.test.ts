@@ -1,28 +1,8 @@
 import decodeBmp from 'decode-bmp';
 import sharp from 'sharp';
 import { bmpToPng } from '../../../server/src/services/images/bmp-to-png';
-import { bmp } from '../../../../../tests/helpers/fixtures';
+import { bmp, bmpOfDepth as bmpOf } from '../../../../../tests/helpers/fixtures';
 import { refusal } from '../../refusal';
-
-/** A BMP of `depth` bits a pixel (1, 4 or 8 with a palette of `colors`, or 32), rows bottom-up, bytes from a seed. */
-function bmpOf(width: number, height: number, depth: 1 | 4 | 8 | 32): Buffer {
-  const colors = depth <= 8 ? 2 ** depth : 0;
-  const raw = (width * depth) / 8;
-  const stride = raw % 4 ? raw + 4 - (raw % 4) : raw;
-  const head = 14 + 40 + colors * 4;
-  const file = Buffer.alloc(head + stride * height);
-  file.write('BM', 0, 'latin1');
-  file.writeUInt32LE(file.length, 2);
-  file.writeUInt32LE(head, 10);
-  file.writeUInt32LE(40, 14);
-  file.writeInt32LE(width, 18);
-  file.writeInt32LE(height, 22);
-  file.writeUInt16LE(1, 26);
-  file.writeUInt16LE(depth, 28);
-  for (let i = 0; i < colors; i++) file.writeUInt32LE((i * 0x10305) & 0xffffff, 54 + i * 4);
-  for (let i = head; i < file.length; i++) file[i] = (i * 2654435761) >>> 24;
-  return file;
-}
 
 /** The pixels as decode-bmp reads the whole file (RGB, or RGBA for 32-bit). */
 function expectedPixels(file: Buffer, channels: 3 | 4): Buffer {

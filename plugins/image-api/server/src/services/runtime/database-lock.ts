@@ -36,14 +36,28 @@ export function databaseLock(strapi: Core.Strapi, name: string): DatabaseLock {
     return Number(rows[0].locked) === 1;
   }
 
+  /**
+   * Gives back a connection whose lock statement failed (a read timeout, say), closed: a hung server
+   * that wakes may still run the statement and take the lock, which would then stay with a pooled
+   * connection for good, and every later try on another connection would find it taken. Closing the
+   * session releases whatever it holds; the pool drops a connection knex marks disposed.
+   */
+  async function discard(connection: Connection, error: unknown): Promise<void> {
+    (connection as { __knex__disposed?: unknown }).__knex__disposed = error;
+    (knex().client as { destroyRawConnection(c: Connection): Promise<void> }).destroyRawConnection(connection).catch(() => undefined);
+    await pool().releaseConnection(connection);
+  }
+
   const held = (connection: Connection): HeldLock => ({
     async release() {
       try {
         if (client() === 'postgres') await on(connection, 'select pg_advisory_unlock(?)', [advisoryId(name)]);
         else await on(connection, 'select release_lock(?)', [name]);
-      } finally {
-        await pool().releaseConnection(connection);
+      } catch (error) {
+        await discard(connection, error);
+        throw error;
       }
+      await pool().releaseConnection(connection);
     },
   });
 
@@ -54,7 +68,7 @@ export function databaseLock(strapi: Core.Strapi, name: string): DatabaseLock {
       try {
         if (await tryOn(connection)) return held(connection);
       } catch (error) {
-        await pool().releaseConnection(connection);
+        await discard(connection, error);
         throw error;
       }
       await pool().releaseConnection(connection);
