@@ -161,6 +161,8 @@ test("a key's edit view: human labels, server fields read-only, no preview box",
   await expect(page.locator('input[name="upload_count"]').isDisabled()).resolves.toBe(true);
   await expect(page.locator('input[name="key_prefix"]').isDisabled()).resolves.toBe(true);
   await expect(page.locator('input[name="rate_limit"]').isDisabled()).resolves.toBe(false);
+  // The entry's actions render last: without this wait the shot once caught an empty Save panel.
+  await page.getByRole('button', { name: 'Save' }).waitFor();
   await shot('key-edit');
 
   // The list: the columns that matter.

@@ -73,7 +73,7 @@ test.each([16, 200])(
   '%i slow bodies from one address, no key: it holds its share, other addresses upload meanwhile; its bodies are cut at the deadline',
   async (clients) => {
     const health = watchHealth(app.url);
-    const memory = sampleRss(app.pid());
+    const stopRss = sampleRss(app.pid());
     const started = Date.now();
     const slow = Array.from({ length: clients }, () => slowClient('127.0.0.2', started));
     await sleep(2000);
@@ -81,7 +81,7 @@ test.each([16, 200])(
     const others: Answer[] = [];
     for (let i = 0; i < 3; i++) others.push(await uploadOnce(app.url, KEY, small, { timeoutMs: 30_000 }));
     const answers = await Promise.all(slow);
-    const peak = memory.stop();
+    const peak = stopRss();
     const { slowestMs, statuses } = await health.stop();
     const cut = answers.filter((a) => a.status === 408);
     console.log(
@@ -116,7 +116,7 @@ test('hostile bodies without a key (16 MB of nested JSON arrays, 5 million urlen
   ];
   const idle = rssMb(app.pid());
   const health = watchHealth(app.url);
-  const memory = sampleRss(app.pid());
+  const stopRss = sampleRss(app.pid());
   const started = Date.now();
   // Each from an address of its own, as an attacker with many would send them.
   const answers = await Promise.all(
@@ -125,7 +125,7 @@ test('hostile bodies without a key (16 MB of nested JSON arrays, 5 million urlen
     )
   );
   const ms = Date.now() - started;
-  const peak = memory.stop();
+  const peak = stopRss();
   const { slowestMs, statuses } = await health.stop();
   console.log(
     `9 hostile bodies: answers ${JSON.stringify(tallied(answers))} in ${ms} ms; slowest /_health ${slowestMs} ms; RSS ${idle.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB`
@@ -159,9 +159,9 @@ test('three 77 MP 1-bit BMPs (9.7 MB each) at once: stored as PNG, the event loo
   const bmp = bmpOfDepth(8800, 8800, 1);
   const idle = rssMb(app.pid());
   const health = watchHealth(app.url);
-  const memory = sampleRss(app.pid());
+  const stopRss = sampleRss(app.pid());
   const answers = await Promise.all(Array.from({ length: 3 }, () => uploadOnce(app.url, KEY, bmp, { name: 'big.bmp', timeoutMs: 170_000 })));
-  const peak = memory.stop();
+  const peak = stopRss();
   const { slowestMs, statuses } = await health.stop();
   await sleep(3000);
   const after = rssMb(app.pid());

@@ -124,21 +124,9 @@ export async function leftovers(db: Knex, uploadsDir: string, tmpDir: string): P
 /** Leftovers of a store where every upload was complete or absent. */
 export const CLEAN = { filesWithoutRows: [], rowsWithoutFiles: [], fileRowsWithoutImage: 0, imagesWithoutFileRow: 0, journalRows: 0, tempFolders: [] };
 
-/** Resident memory of a process, MB. */
-export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-
-/** Samples a process's RSS every 50 ms until stopped; returns the peak, MB. */
-export function sampleRss(pid: number) {
-  let peak = rssMb(pid);
-  const timer = setInterval(() => {
-    try {
-      peak = Math.max(peak, rssMb(pid));
-    } catch {
-      // the process is gone
-    }
-  }, 50);
-  return { stop: () => (clearInterval(timer), peak) };
-}
+// Memory readings of /proc, as the benches take them (bench/process-stats.js): rssMb(pid), and
+// sampleRss(pid), whose returned function stops sampling and gives the peak, MB.
+export { rssMb, sampleRss } from '../../../bench/process-stats';
 
 /**
  * Asks `${url}/_health` every 100 ms, one request at a time, until stopped; returns the slowest
