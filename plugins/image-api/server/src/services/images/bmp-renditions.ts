@@ -16,7 +16,7 @@ import { Worker } from 'worker_threads';
 import { ApiError, errors } from '../contract/api-error';
 import type { BmpAnswer } from './bmp-worker';
 
-/** Longest a BMP may take to turn into a PNG (a 77 MP one takes about 10 s here). */
+/** Longest a BMP may take to turn into a PNG (a 77 MP one takes about 14 s here, the variants included). */
 const BMP_TIMEOUT_MS = 60_000;
 
 /** The compiled worker beside this module (dist/server/services/images). */

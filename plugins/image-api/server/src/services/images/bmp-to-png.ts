@@ -4,7 +4,7 @@
  * 8800×8800 (77 MP, under the pixel cap) that once took 3 s of the event loop and left RSS 350 MB
  * higher. Here it decodes one band at a time: each band is handed to it as a BMP of its own (the
  * file's headers and palette, then the band's rows), and its rows are written to a PNG stream
- * (png-stream.ts), which libvips then reads as it reads any PNG, streaming. It runs in a worker
+ * (png-stream.ts): the stored original, from which libvips makes the variants, streaming. It runs in a worker
  * thread (bmp-worker.ts), off the event loop.
  *
  * It reads what decode-bmp reads, as decode-bmp reads it: uncompressed rows of 1, 2, 4, 8 (a
