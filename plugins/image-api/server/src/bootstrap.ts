@@ -1,7 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
 import { uploadPathMatcher } from './middlewares/route-scope';
-import { answerClientErrors } from './services/runtime/client-errors';
+import { answerClientErrors } from './requests/client-errors';
 import { registerPermissions } from './admin-permissions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {

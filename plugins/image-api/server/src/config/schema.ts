@@ -6,7 +6,7 @@
 import Joi from 'joi';
 import { parseRateLimit } from './rate-limit';
 import { parseAllowlist } from './url-allowlist';
-import { compileTrustedProxies } from '../services/runtime/client-address';
+import { compileTrustedProxies } from './trusted-proxies';
 
 export const IMAGE_TYPES = ['jpeg', 'png', 'gif', 'webp', 'bmp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];

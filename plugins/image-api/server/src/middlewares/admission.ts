@@ -6,12 +6,12 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { answerError } from '../controllers/api/answers';
+import { answerError } from '../http/answers';
 import { bodyLimitsFor, maxBodyBytes } from './upload-body';
-import { errors } from '../services/contract/api-error';
-import { answerFormat } from '../services/contract/request-params';
-import { endAfterBody } from '../services/runtime/end-after-body';
-import { clientAddress } from '../services/runtime/client-address';
+import { errors } from '../http/api-error';
+import { answerFormat } from '../http/request-params';
+import { endAfterBody } from '../requests/end-after-body';
+import { clientAddress } from '../requests/client-address';
 import { requestsPerAddress } from '../services/runtime/request-gate';
 import { getConfig, getService } from '../get-service';
 

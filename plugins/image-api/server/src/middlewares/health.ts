@@ -7,7 +7,7 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { errorBody, errors } from '../services/contract/api-error';
+import { errorBody, errors } from '../http/api-error';
 import { getService } from '../get-service';
 
 const HEALTH_PATH = '/_health';

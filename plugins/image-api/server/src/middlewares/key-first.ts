@@ -13,10 +13,10 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
-import { answerError } from '../controllers/api/answers';
-import { isApiError } from '../services/contract/api-error';
-import { answerFormat } from '../services/contract/request-params';
-import { endAfterBody } from '../services/runtime/end-after-body';
+import { answerError } from '../http/answers';
+import { isApiError } from '../http/api-error';
+import { answerFormat } from '../http/request-params';
+import { endAfterBody } from '../requests/end-after-body';
 import { getConfig, getService } from '../get-service';
 import { hasBody } from './admission';
 

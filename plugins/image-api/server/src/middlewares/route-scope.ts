@@ -6,7 +6,7 @@
 import cors from '@koa/cors';
 import type { Core } from '@strapi/strapi';
 import type { Context, Middleware, Next } from 'koa';
-import { tempRoot } from '../services/runtime/temp-folders';
+import { tempRoot } from '../requests/temp-folders';
 import { bodyLimitsFor, uploadBody } from './upload-body';
 import { admission } from './admission';
 import { keyFirst } from './key-first';

@@ -1,8 +1,8 @@
 /**
  * The error table as the OpenAPI document shows it, built from the factories the code throws
- * (services/contract/api-error.ts), so the document cannot list a code the code does not answer.
+ * (http/api-error.ts), so the document cannot list a code the code does not answer.
  */
-import { errorBody, errors, type ApiError } from '../services/contract/api-error';
+import { errorBody, errors, type ApiError } from '../http/api-error';
 
 /** One example refusal per row of the table (sample arguments where a factory takes some). */
 const SAMPLES: ApiError[] = [

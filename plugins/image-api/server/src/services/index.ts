@@ -13,7 +13,7 @@ import imageRemoval from './storage/image-removal';
 import journal from './storage/journal';
 import mediaFolder from './storage/media-folder';
 import mediaStore from './storage/media-store';
-import publicUrl from './contract/public-url';
+import publicUrl from './public-url';
 import rateLimits from './keys/rate-limits';
 import requestGate from './runtime/request-gate';
 import upload from './upload';

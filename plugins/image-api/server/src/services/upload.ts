@@ -5,20 +5,20 @@
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
-import type { StoredImage } from './contract/image-json';
-import { readExif } from './images/image-metadata';
-import { probeImage } from './images/image-probe';
-import { buildRenditions, type Renditions } from './images/image-variants';
-import { runImageWork } from './images/image-work';
+import type { StoredImage } from '../http/image-json';
+import { readExif } from '../images/image-metadata';
+import { probeImage } from '../images/image-probe';
+import { buildRenditions, type Renditions } from '../images/image-variants';
+import { runImageWork } from '../images/image-work';
 import type { AuthenticatedKey } from './keys/api-keys';
-import type { RequestScope } from './runtime/request-scope';
-import { settleAll } from './runtime/settle-all';
-import { createAddressPolicy, type AddressPolicy } from './sources/address-policy';
-import { readSource } from './sources/read-source';
-import type { SourceInput } from './sources/source-precedence';
-import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName, libraryName } from './storage/naming';
-import { errors } from './contract/api-error';
-import { expirationSeconds, type ExpirationLimits } from './contract/expiration';
+import type { RequestScope } from '../requests/request-scope';
+import { settleAll } from '../images/settle-all';
+import { createAddressPolicy, type AddressPolicy } from '../sources/address-policy';
+import { readSource } from '../sources/read-source';
+import type { SourceInput } from '../http/source-precedence';
+import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName, libraryName } from '../images/naming';
+import { errors } from '../http/api-error';
+import { expirationSeconds, type ExpirationLimits } from '../http/expiration';
 import { getConfig, getService } from '../get-service';
 
 /** What the client asked to store, and how. */

@@ -45,7 +45,7 @@ export interface KeySummary {
 
 /**
  * Base-1000 units, at most one decimal ("512 B", "17.4 KB", "3 MB"), as the viewer page writes sizes
- * (server/src/services/contract/image-json.ts, formatSize: the admin bundle cannot import it).
+ * (server/src/http/image-json.ts, formatSize: the admin bundle cannot import it).
  */
 export function formatBytes(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];

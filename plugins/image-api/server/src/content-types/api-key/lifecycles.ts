@@ -11,7 +11,7 @@ import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
 import { parseRateLimit } from '../../config/rate-limit';
 import { getConfig, getService } from '../../get-service';
-import { expirationSeconds } from '../../services/contract/expiration';
+import { expirationSeconds } from '../../http/expiration';
 import { generateKey } from '../../services/keys/api-keys';
 
 type Data = Record<string, unknown> | undefined;

@@ -21,7 +21,7 @@ export default {
     api_key_id: { type: 'integer', required: true },
     idempotency_key: { type: 'string', required: true },
     id_encoded: { type: 'string', required: true },
-    // The upload's image as the answer gave it (services/contract/image-json.ts), delete link aside.
+    // The upload's image as the answer gave it (http/image-json.ts), delete link aside.
     answer: { type: 'json', required: true },
   },
   indexes: [

@@ -1,9 +1,9 @@
 /** `/api/1/albums`: the Media Library folders a key may upload to (docs/api.md, "Albums"); always JSON. */
 import type { Core } from '@strapi/strapi';
-import { checkAlbumsParams } from '../../services/contract/request-params';
+import { checkAlbumsParams } from '../../http/request-params';
 import { getService } from '../../get-service';
-import { answerSuccess } from './answers';
-import type { ActionHandler } from './index';
+import { answerSuccess } from '../../http/answers';
+import type { ActionHandler } from './action';
 
 export const albumsAction =
   (strapi: Core.Strapi): ActionHandler =>

@@ -3,13 +3,13 @@
  * (docs/api.md, "Deleting an image"). Any other image answers exactly as an unknown one: 404.
  */
 import type { Core } from '@strapi/strapi';
-import { errors } from '../../services/contract/api-error';
-import { checkDeleteParams } from '../../services/contract/request-params';
+import { errors } from '../../http/api-error';
+import { checkDeleteParams } from '../../http/request-params';
 import type { AuthenticatedKey } from '../../services/keys/api-keys';
 import type { ImageForRemoval } from '../../services/storage/images';
 import { getService } from '../../get-service';
-import { answerSuccess } from './answers';
-import type { ActionHandler } from './index';
+import { answerSuccess } from '../../http/answers';
+import type { ActionHandler } from './action';
 
 /** Uploaded with this key, or with a key of the same admin or site user. */
 const mayDelete = (key: AuthenticatedKey, image: ImageForRemoval) =>

@@ -5,20 +5,15 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { errors, isApiError } from '../../services/contract/api-error';
-import { outageAnswer } from '../../services/runtime/outages';
-import { ACTIONS, answerFormat, gatherParams, type Action, type Format, type SentParams } from '../../services/contract/request-params';
+import { errors, isApiError } from '../../http/api-error';
+import { outageAnswer } from '../../http/outages';
+import { ACTIONS, answerFormat, gatherParams, type Action, type Format } from '../../http/request-params';
 import type { UploadRequestState } from '../../middlewares/upload-body';
 import { albumsAction } from './albums';
-import { answerError } from './answers';
+import { answerError } from '../../http/answers';
 import { deleteAction } from './delete';
 import { uploadAction } from './upload';
-
-/** The answer shapes of a success: the API's own, or imgbb's (contract §10). */
-export type Dialect = 'api' | 'imgbb';
-
-/** An action of the dialect: answers `ctx` in `format` (checked by the action's own parameters). */
-export type ActionHandler = (ctx: Context, sent: SentParams, state: UploadRequestState, format: Format, dialect: Dialect) => Promise<void>;
+import type { ActionHandler, Dialect } from './action';
 
 const OUTAGE_LOG_MS = 10_000;
 

@@ -1,15 +1,15 @@
 /** `/api/1/upload`: the upload action (docs/api.md, "Answers" and "Retrying an upload"). */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { errors } from '../../services/contract/api-error';
-import { imageJson, type StoredImage } from '../../services/contract/image-json';
-import { imgbbJson } from '../../services/contract/imgbb-json';
-import { checkUploadParams, type Format } from '../../services/contract/request-params';
+import { errors } from '../../http/api-error';
+import { imageJson, type StoredImage } from '../../http/image-json';
+import { imgbbJson } from '../../http/imgbb-json';
+import { checkUploadParams, type Format } from '../../http/request-params';
 import { isValidIdempotencyKey } from '../../services/storage/idempotency';
-import { isUniqueViolation } from '../../services/storage/unique-violation';
+import { isUniqueViolation } from '../../database/unique-violation';
 import { getConfig, getService } from '../../get-service';
-import { answerSuccess } from './answers';
-import type { ActionHandler, Dialect } from './index';
+import { answerSuccess } from '../../http/answers';
+import type { ActionHandler, Dialect } from './action';
 
 /** The Idempotency-Key header, checked; null without one. */
 function idempotencyKeyOf(ctx: Context): string | null {

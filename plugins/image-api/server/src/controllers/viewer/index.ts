@@ -8,13 +8,13 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
-import { errorBody, errors, type ApiError } from '../../services/contract/api-error';
-import { outageAnswer } from '../../services/runtime/outages';
+import { errorBody, errors, type ApiError } from '../../http/api-error';
+import { outageAnswer } from '../../http/outages';
 import { sameDigest } from '../../services/keys/api-keys';
 import { deleteHashOf } from '../../services/storage/images';
 import { getService } from '../../get-service';
 import { VIEWER_PATH } from '../../constants';
-import { successBody } from '../api/answers';
+import { successBody } from '../../http/answers';
 import { confirmDeletePage, deletedPage, notFoundPage, unavailablePage, viewerPage } from './pages';
 
 const ID = /^[A-Za-z0-9]{1,12}$/;

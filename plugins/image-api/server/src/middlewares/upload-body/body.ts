@@ -1,5 +1,5 @@
 /** What the body parsers of the upload routes produce, and the limits they work to. */
-import type { BodyPart, Fields } from '../../services/sources/source-precedence';
+import type { BodyPart, Fields } from '../../http/source-precedence';
 
 export type { BodyPart };
 

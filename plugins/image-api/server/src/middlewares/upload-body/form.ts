@@ -5,8 +5,8 @@
 import coBody from 'co-body';
 import qs from 'qs';
 import type { Context } from 'koa';
-import { ApiError, errors } from '../../services/contract/api-error';
-import { decodeFormBase64 } from '../../services/sources/base64-source';
+import { ApiError, errors } from '../../http/api-error';
+import { decodeFormBase64 } from '../../sources/base64-source';
 import { addField, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
 
 const QUERY_STRING = { arrayLimit: 20, depth: 2 };

@@ -8,12 +8,12 @@
  * controller answers it in the client's format.
  */
 import type { Context, Next } from 'koa';
-import { ApiError, errors } from '../../services/contract/api-error';
-import { BufferPool } from '../../services/runtime/buffer-pool';
-import { openRequestScope, type RequestScope } from '../../services/runtime/request-scope';
-import { watchBody, type StallLimits } from '../../services/runtime/stall-watch';
-import { createTempFolders } from '../../services/runtime/temp-folders';
-import { endAfterBody } from '../../services/runtime/end-after-body';
+import { ApiError, errors } from '../../http/api-error';
+import { BufferPool } from '../../requests/buffer-pool';
+import { openRequestScope, type RequestScope } from '../../requests/request-scope';
+import { watchBody, type StallLimits } from '../../requests/stall-watch';
+import { createTempFolders } from '../../requests/temp-folders';
+import { endAfterBody } from '../../requests/end-after-body';
 import { EMPTY_BODY, maxBodyBytes, type BodyLimits, type ParsedBody } from './body';
 import { parseTextBody } from './form';
 import { parseMultipart } from './multipart';
@@ -38,7 +38,7 @@ export interface BodySettings {
   stall: StallLimits;
 }
 
-/** Reads the body, unless it stalls first (see stall-watch.ts): then the body is cut with a 408. */
+/** Reads the body, unless it stalls first (see requests/stall-watch.ts): then the body is cut with a 408. */
 async function parseWatched(ctx: Context, parse: () => Promise<ParsedBody>, stall: StallLimits): Promise<ParsedBody> {
   const parsing = parse();
   const watch = watchBody(ctx.req, stall, errors.bodyStalled, errors.bodyTooSlow);

@@ -4,11 +4,11 @@
  * one that may hold base64), and so is the whole body, whatever part its bytes are in (a chunked
  * body declares no length: 300 MB in another field were once read to their end). Parsing stops the
  * moment a cap is passed, and nothing touches the disk. Which part is the image is not decided here
- * (services/sources/source-precedence.ts).
+ * (http/source-precedence.ts).
  */
 import Busboy, { type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import type { Context } from 'koa';
-import { errors } from '../../services/contract/api-error';
+import { errors } from '../../http/api-error';
 import { addField, maxBodyBytes, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
 
 export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (size: number) => Buffer): Promise<ParsedBody> {

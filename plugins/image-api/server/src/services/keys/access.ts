@@ -6,13 +6,13 @@
  */
 import type { IncomingMessage } from 'http';
 import type { Core } from '@strapi/strapi';
-import { isApiError } from '../contract/api-error';
-import { clientAddress } from '../runtime/client-address';
+import { isApiError } from '../../http/api-error';
+import { clientAddress } from '../../requests/client-address';
 import { getConfig, getService } from '../../get-service';
 import type { AuthenticatedKey } from './api-keys';
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
-  /** The key's entry, or the error table's 401/403; `request` tells the client's address (runtime/client-address.ts). */
+  /** The key's entry, or the error table's 401/403; `request` tells the client's address (requests/client-address.ts). */
   async authenticate(key: string | null, request: IncomingMessage): Promise<AuthenticatedKey> {
     const clientIp = clientAddress(request, getConfig(strapi).trustedProxies);
     const limits = getService(strapi, 'rate-limits');

@@ -8,10 +8,10 @@
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import type { Knex } from 'knex';
-import { errors } from '../contract/api-error';
-import { randomId } from '../storage/naming';
+import { errors } from '../../http/api-error';
+import { randomId } from '../../images/naming';
 import { getConfig } from '../../get-service';
-import { isUniqueViolation } from '../storage/unique-violation';
+import { isUniqueViolation } from '../../database/unique-violation';
 import { ADMIN_USER_UID, API_KEY_UID } from '../../constants';
 
 export const KEY_PREFIX = 'img_';

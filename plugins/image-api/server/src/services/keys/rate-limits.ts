@@ -12,7 +12,7 @@ import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Core } from '@strapi/strapi';
 import { getConfig } from '../../get-service';
-import { errors } from '../contract/api-error';
+import { errors } from '../../http/api-error';
 import type { AuthenticatedKey } from './api-keys';
 import { parseRateLimit, type RateLimitPolicy, type RateWindow } from '../../config/rate-limit';
 

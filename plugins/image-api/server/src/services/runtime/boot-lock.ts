@@ -1,12 +1,12 @@
 /**
  * Several instances booting at once on an empty database race in Strapi's own schema setup
  * (`relation "strapi_migrations" already exists`, duplicate types) and crash. The plugin serializes
- * boots: it takes a database lock (database-lock.ts) when it registers, before Strapi creates or
+ * boots: it takes a database lock (database/database-lock.ts) when it registers, before Strapi creates or
  * migrates the schema, and gives it back at the end of its bootstrap, so the next instance finds
  * the schema made.
  */
 import type { Core } from '@strapi/strapi';
-import { databaseLock, type HeldLock } from './database-lock';
+import { databaseLock, type HeldLock } from '../../database/database-lock';
 
 /** Past this, the boot goes on without the lock (and says so): never stuck behind a wedged peer. */
 const WAIT_MS = 120_000;

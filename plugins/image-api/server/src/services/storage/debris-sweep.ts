@@ -8,9 +8,9 @@
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../../get-service';
-import { databaseLock } from '../runtime/database-lock';
-import { periodic } from '../runtime/periodic';
-import { sweepTempFolders, tempRoot } from '../runtime/temp-folders';
+import { databaseLock } from '../../database/database-lock';
+import { periodic } from '../../process/periodic';
+import { sweepTempFolders, tempRoot } from '../../requests/temp-folders';
 
 export interface DebrisSwept {
   uploads: number;

@@ -7,7 +7,7 @@
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../../get-service';
-import { periodic } from '../runtime/periodic';
+import { periodic } from '../../process/periodic';
 
 /** Images claimed and removed at a time: one transaction each. */
 const BATCH = 200;

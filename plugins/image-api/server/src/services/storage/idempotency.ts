@@ -13,9 +13,9 @@ import type { Core } from '@strapi/strapi';
 import type { Knex } from 'knex';
 import { IDEMPOTENT_UPLOAD_UID, IMAGE_UID } from '../../constants';
 import { getService } from '../../get-service';
-import type { StoredImage } from '../contract/image-json';
-import { databaseClock } from './database-clock';
-import { createRowWriter } from './sql-rows';
+import type { StoredImage } from '../../http/image-json';
+import { databaseClock } from '../../database/database-clock';
+import { createRowWriter } from '../../database/sql-rows';
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -37,7 +37,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = createRowWriter(strapi);
   const table = () => rows.model(IDEMPOTENT_UPLOAD_UID).tableName;
   const column = (attribute: string) => rows.model(IDEMPOTENT_UPLOAD_UID).attributes[attribute].columnName ?? attribute;
-  // Ages on the database's clock: every instance agrees on them (database-clock.ts).
+  // Ages on the database's clock: every instance agrees on them (database/database-clock.ts).
   const clock = databaseClock(strapi);
 
   return {

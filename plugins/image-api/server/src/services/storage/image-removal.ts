@@ -10,7 +10,7 @@ import pLimit from 'p-limit';
 import { FILE_UID, IMAGE_UID } from '../../constants';
 import { getService } from '../../get-service';
 import type { JournalledFile } from './journal';
-import { createRowWriter } from './sql-rows';
+import { createRowWriter } from '../../database/sql-rows';
 
 /** What a deletion needs to know of an image. */
 export interface RemovableImage {

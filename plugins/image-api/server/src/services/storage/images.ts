@@ -8,7 +8,7 @@ import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID } from '../../constants';
 import type { RemovableImage } from './image-removal';
-import { createRowWriter } from './sql-rows';
+import { createRowWriter } from '../../database/sql-rows';
 import type { SizedFile } from './usage-tally';
 import { getService } from '../../get-service';
 

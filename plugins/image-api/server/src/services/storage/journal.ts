@@ -11,8 +11,8 @@
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, PENDING_UPLOAD_UID } from '../../constants';
 import { getService } from '../../get-service';
-import { databaseClock } from './database-clock';
-import { createRowWriter, type Knex } from './sql-rows';
+import { databaseClock } from '../../database/database-clock';
+import { createRowWriter, type Knex } from '../../database/sql-rows';
 
 /** A provider file, as the journal names it. */
 export interface JournalledFile {
@@ -24,7 +24,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const { model, toRow, insert } = createRowWriter(strapi);
   const table = () => model(PENDING_UPLOAD_UID).tableName;
   const clock = databaseClock(strapi);
-  // Stamped on the database's clock (database-clock.ts): the sweep's ages are measured on it.
+  // Stamped on the database's clock (database/database-clock.ts): the sweep's ages are measured on it.
   const stamps = () => {
     const now = clock.now();
     return { createdAt: now, updatedAt: now, publishedAt: now };

@@ -10,7 +10,7 @@
 import type { Core } from '@strapi/strapi';
 import { FILE_UID, FOLDER_UID } from '../../constants';
 import { getConfig } from '../../get-service';
-import { errors } from '../contract/api-error';
+import { errors } from '../../http/api-error';
 
 export interface MediaFolder {
   id: number;

@@ -9,15 +9,15 @@
 import { Readable } from 'stream';
 import type { Core } from '@strapi/strapi';
 import type { Knex } from 'knex';
-import type { EncodedImage, Renditions } from '../images/image-variants';
-import type { StoredImage, StoredVariant } from '../contract/image-json';
-import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT, randomId } from './naming';
+import type { EncodedImage, Renditions } from '../../images/image-variants';
+import type { StoredImage, StoredVariant } from '../../http/image-json';
+import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT, randomId } from '../../images/naming';
 import { getService } from '../../get-service';
 import type { JournalledFile } from './journal';
 import { deleteHashOf } from './images';
 import type { MediaFolder } from './media-folder';
-import { retryTransient } from './transient-errors';
-import { isDatabaseUnavailable } from '../runtime/outages';
+import { retryTransient } from '../../database/transient-errors';
+import { isDatabaseUnavailable } from '../../http/outages';
 
 
 export interface NewImage {
@@ -27,7 +27,7 @@ export interface NewImage {
   name: string;
   md5: string;
   originalFilename: string;
-  /** The Media Library's name of the file (services/storage/naming.ts, libraryName). */
+  /** The Media Library's name of the file (images/naming.ts, libraryName). */
   libraryName: string;
   title: string | null;
   description: string | null;

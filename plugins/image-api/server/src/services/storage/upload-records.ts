@@ -1,11 +1,11 @@
 /**
  * The database rows of an accepted upload, in the caller's transaction: the `plugin::upload.file`
  * entry with its folder link, and the image record with its links (key, owners, file). Written
- * straight, one statement each (see sql-rows.ts).
+ * straight, one statement each (see database/sql-rows.ts).
  */
 import type { Core } from '@strapi/strapi';
 import { FILE_UID, IMAGE_UID } from '../../constants';
-import { createRowWriter, type Data, type Knex } from './sql-rows';
+import { createRowWriter, type Data, type Knex } from '../../database/sql-rows';
 
 export interface FileRow {
   /** Scalar attributes of the file entry, by attribute name. */

@@ -6,7 +6,7 @@
  */
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, USAGE_DAY_UID } from '../../constants';
-import { createRowWriter, type Knex } from './sql-rows';
+import { createRowWriter, type Knex } from '../../database/sql-rows';
 
 /** A file entry as the Media Library keeps it: sizes in kilobytes (1000 bytes), two decimals. */
 export interface SizedFile {

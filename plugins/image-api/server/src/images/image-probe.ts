@@ -1,0 +1,102 @@
+/**
+ * Decides what the received bytes are (the bytes decide, never the name or a header) and reads the
+ * image's header: type, dimensions, frames, orientation. Refuses what is not an allowed image, and
+ * images over the pixel cap, before anything is decoded in full.
+ */
+import FileType from 'file-type';
+import sharp, { type Metadata } from 'sharp';
+import { errors } from '../http/api-error';
+import { hasPersonalMetadata } from './image-metadata';
+import type { ImageType } from '../config';
+
+export interface ProbedImage {
+  type: ImageType;
+  /** Of the stored orientation, i.e. after EXIF orientation is applied. */
+  width: number;
+  height: number;
+  /** Frames of an animation, 1 for a still image. */
+  pages: number;
+  /** Bit depth per sample. */
+  bits: number;
+  channels: number;
+  /** EXIF orientation, 1 when upright or absent. */
+  orientation: number;
+  /** EXIF, XMP or IPTC present. */
+  hasMetadata: boolean;
+}
+
+const TYPE_BY_EXT: Record<string, ImageType> = { jpg: 'jpeg', png: 'png', apng: 'png', gif: 'gif', webp: 'webp', bmp: 'bmp' };
+const BITS_BY_DEPTH: Record<string, number> = { uchar: 8, char: 8, ushort: 16, short: 16, uint: 32, int: 32, float: 32, double: 64 };
+
+/** SVG is text, so magic numbers miss it: look for an <svg> root near the start. */
+const looksLikeSvg = (bytes: Buffer) => {
+  const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  return /^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(head);
+};
+
+/** The image type of the bytes, or the error table's refusal (310, 314). */
+export async function sniffType(bytes: Buffer, allowed: readonly ImageType[]): Promise<ImageType> {
+  let detected: Awaited<ReturnType<typeof FileType.fromBuffer>>;
+  try {
+    detected = await FileType.fromBuffer(bytes);
+  } catch {
+    // A header cut short (a TIFF or JPEG 2000 of a few bytes) ends file-type's reader early.
+    throw errors.invalidImage('truncated header');
+  }
+  const type = detected && TYPE_BY_EXT[detected.ext];
+  if (type) {
+    if (!allowed.includes(type)) throw errors.disabledType(type === 'jpeg' ? 'jpg' : type);
+    return type;
+  }
+  if (detected?.mime.startsWith('image/')) throw errors.disabledType(detected.ext);
+  if (looksLikeSvg(bytes)) throw errors.disabledType('svg');
+  throw errors.notAnImage();
+}
+
+/** Width and height from a BMP's DIB header (sharp has no BMP loader; see image-variants.ts). */
+function bmpDimensions(bytes: Buffer): { width: number; height: number; bits: number } {
+  if (bytes.length < 26) throw errors.invalidImage('truncated header');
+  const headerSize = bytes.readUInt32LE(14);
+  if (headerSize === 12) {
+    return { width: bytes.readUInt16LE(18), height: bytes.readUInt16LE(20), bits: 8 };
+  }
+  if (bytes.length < 30) throw errors.invalidImage('truncated header');
+  return { width: Math.abs(bytes.readInt32LE(18)), height: Math.abs(bytes.readInt32LE(22)), bits: 8 };
+}
+
+/**
+ * A GIF ends with its trailer byte (0x3B). libvips reads a GIF cut inside a later frame without a
+ * warning, so without this check a truncated animation would be stored.
+ */
+const GIF_TRAILER = 0x3b;
+
+export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], maxPixels: number): Promise<ProbedImage> {
+  const type = await sniffType(bytes, allowed);
+  if (type === 'gif' && bytes[bytes.length - 1] !== GIF_TRAILER) throw errors.invalidImage('truncated');
+  let probed: ProbedImage;
+  if (type === 'bmp') {
+    probed = { type, pages: 1, channels: 4, orientation: 1, hasMetadata: false, ...bmpDimensions(bytes) };
+  } else {
+    let meta: Metadata;
+    try {
+      meta = await sharp(bytes).metadata();
+    } catch {
+      throw errors.invalidImage();
+    }
+    probed = {
+      type,
+      width: meta.autoOrient?.width ?? meta.width,
+      height: meta.autoOrient?.height ?? meta.height,
+      pages: Math.max(1, meta.pages ?? 1),
+      bits: meta.bitsPerSample ?? BITS_BY_DEPTH[meta.depth] ?? 8,
+      channels: meta.channels,
+      orientation: meta.orientation ?? 1,
+      hasMetadata: hasPersonalMetadata(meta),
+    };
+    // For multi-frame images the frame height is pageHeight.
+    if (probed.pages > 1 && meta.pageHeight) probed.height = meta.pageHeight;
+  }
+  if (!probed.width || !probed.height) throw errors.invalidImage('zero dimensions');
+  if (probed.width * probed.height * probed.pages > maxPixels) throw errors.tooManyPixels(maxPixels);
+  return probed;
+}

@@ -1,0 +1,87 @@
+import sharp from 'sharp';
+import { probeImage, sniffType } from '../../server/src/images/image-probe';
+import { IMAGE_TYPES } from '../../server/src/config';
+import { bmp, gif, html, jpeg, pdf, png, randomBytes, svg, tiff, webp, animated, rotatedJpeg } from '../../../../tests/helpers/fixtures';
+import { refusal } from '../refusal';
+
+
+describe('sniffType: the bytes decide', () => {
+  test.each([
+    ['jpeg', () => jpeg(8, 8)], ['png', () => png(8, 8)], ['gif', () => gif(8, 8)], ['webp', () => webp(8, 8)], ['bmp', async () => bmp(8, 8)],
+  ])('%s', async (type, make) => {
+    expect(await sniffType(await make(), IMAGE_TYPES)).toBe(type);
+  });
+
+  test.each([
+    ['svg', svg], ['svg without prolog', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')],
+    ['svg after a comment', Buffer.from('\uFEFF<!-- x --><svg></svg>')],
+  ])('%s: 415/314 (svg)', async (_label, bytes) => {
+    expect(await refusal(sniffType(bytes, IMAGE_TYPES))).toEqual({ status: 415, code: 314, message: 'Disabled image format (svg)' });
+  });
+
+  test('TIFF and AVIF are images we do not take: 415/314', async () => {
+    expect(await refusal(sniffType(await tiff(), IMAGE_TYPES))).toMatchObject({ code: 314, message: 'Disabled image format (tif)' });
+    const avif = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).avif().toBuffer();
+    expect(await refusal(sniffType(avif, IMAGE_TYPES))).toMatchObject({ status: 415, code: 314, message: 'Disabled image format (avif)' });
+  });
+
+  test.each([['HTML', html], ['PDF', pdf], ['random', randomBytes(300)], ['empty', Buffer.alloc(0)], ['XML', Buffer.from('<?xml version="1.0"?><root/>')]])(
+    '%s: 400/310',
+    async (_label, bytes) => {
+      expect(await refusal(sniffType(bytes, IMAGE_TYPES))).toMatchObject({ status: 400, code: 310 });
+    }
+  );
+
+  // They answered 500 with a stack trace in the log (issue 23, item 7).
+  test('a TIFF or JPEG 2000 header cut short: 400/311, not a crash of the sniffer', async () => {
+    const jp2 = Buffer.from('0000000C6A5020200D0A870A00000014667479706A703220', 'hex');
+    for (const bytes of [(await tiff()).subarray(0, 10), jp2.subarray(0, 20), Buffer.from('II*\0')]) {
+      expect(await refusal(sniffType(bytes, IMAGE_TYPES))).toEqual({ status: 400, code: 311, message: 'Invalid image: truncated header' });
+    }
+  });
+
+  test('a name or a header never matters: a PNG is a PNG', async () => {
+    expect(await sniffType(await png(4, 4), ['png'])).toBe('png');
+  });
+});
+
+describe('probeImage', () => {
+  test('dimensions after orientation, frames, bits, channels', async () => {
+    expect(await probeImage(await rotatedJpeg(), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'jpeg', width: 200, height: 300, orientation: 6, pages: 1 });
+    expect(await probeImage(await animated(30, 20, 3), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'gif', width: 30, height: 20, pages: 3 });
+    expect(await probeImage(await png(5, 4, true), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'png', bits: 8, channels: 4 });
+    expect(await probeImage(bmp(7, 3), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'bmp', width: 7, height: 3 });
+  });
+
+  test('the pixel cap counts every frame', async () => {
+    const anim = await animated(30, 20, 3);
+    expect(await probeImage(anim, IMAGE_TYPES, 1800)).toMatchObject({ pages: 3 });
+    expect(await refusal(probeImage(anim, IMAGE_TYPES, 1799))).toMatchObject({ status: 413, code: 315 });
+  });
+
+  test('a BMP header claiming huge dimensions is refused before decoding', async () => {
+    const header = bmp(2, 2);
+    header.writeInt32LE(100_000, 18);
+    header.writeInt32LE(-100_000, 22);
+    expect(await refusal(probeImage(header, IMAGE_TYPES, 1e8))).toMatchObject({ status: 413, code: 315 });
+  });
+
+  test('a header with zero dimensions is an invalid image', async () => {
+    const header = bmp(2, 2);
+    header.writeInt32LE(0, 18);
+    expect(await refusal(probeImage(header, IMAGE_TYPES, 1e8))).toMatchObject({ status: 400, code: 311 });
+  });
+});
+
+describe('a GIF must end with its trailer', () => {
+  test('an animation cut inside a later frame: 400/311', async () => {
+    const anim = await animated(60, 40, 4);
+    // Cut inside the third frame's data: libvips alone reads this without a warning.
+    const cut = anim.subarray(0, Math.floor(anim.length * 0.7));
+    expect(await refusal(probeImage(cut, IMAGE_TYPES, 1e8))).toEqual({ status: 400, code: 311, message: 'Invalid image: truncated' });
+    expect(await refusal(probeImage(anim.subarray(0, anim.length - 1), IMAGE_TYPES, 1e8))).toMatchObject({ code: 311 });
+  });
+  test('a whole GIF passes', async () => {
+    expect(await probeImage(await gif(8, 8), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'gif' });
+  });
+});

@@ -1,0 +1,42 @@
+import { cleanOriginalFilename, randomId, storedName } from '../../server/src/images/naming';
+
+test('randomId: length, alphabet, no repeats over many draws, every character used', () => {
+  const ids = Array.from({ length: 5000 }, () => randomId(10));
+  for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{10}$/);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(new Set(ids.join('')).size).toBe(62);
+});
+
+describe('storedName', () => {
+  test.each([
+    ['My Cat.png', 'my-cat-ID'],
+    ['café 写真.jpg', 'cafe-ID'],
+    ['../../etc/passwd', 'passwd-ID'],
+    ['C:\\Users\\bob\\Pictures\\Cat Pic.JPG', 'cat-pic-ID'],
+    ['screenshot', 'screenshot-ID'],
+    ['.png', 'ID'],
+    ['写真.png', 'ID'],
+    [null, 'ID'],
+    ['x'.repeat(4000) + '.png', `${'x'.repeat(60)}-ID`],
+    ['a\u0000b\u0007c.png', 'a-b-c-ID'],
+  ])('%s → %s', (original, expected) => {
+    expect(storedName(original, 'ID')).toBe(expected);
+  });
+  test('names are always URL- and file-system-safe', () => {
+    for (const name of ['a/b\\c:d*e?f"g<h>i|j.png', '%00%2e%2e.png', 'CON.png', ' spaced  out .gif']) {
+      expect(storedName(name, 'ID')).toMatch(/^[a-z0-9-]*ID$/);
+    }
+  });
+});
+
+test('cleanOriginalFilename drops control characters and bounds the length', () => {
+  expect(cleanOriginalFilename(' a\u0000b\nc.png ')).toBe('abc.png');
+  expect(cleanOriginalFilename('y'.repeat(400)).length).toBe(255);
+});
+
+test('cleanOriginalFilename drops bidirectional controls (a right-to-left override shows cat\u202Egpj.exe as catexe.jpg)', () => {
+  expect(cleanOriginalFilename('cat\u202Egpj.exe')).toBe('catgpj.exe');
+  expect(cleanOriginalFilename('\u2066a\u2067b\u2068c\u2069\u200e\u200f\u061c\u202a\u202b\u202c\u202d.png')).toBe('abc.png');
+  // Right-to-left text itself stays.
+  expect(cleanOriginalFilename('صورة.png')).toBe('صورة.png');
+});
