@@ -10,8 +10,7 @@ import { getService, getConfig } from './get-service';
 import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
 import { imgbbRoutes } from './routes/imgbb';
 import { pageRoutes } from './routes/pages';
-import { keepServerFields } from './content-types/server-kept-fields';
-import { hideServerOnlyFields } from './content-types/server-only-fields';
+import { protectFields } from './content-types/field-protection';
 import { deleteImagesWhole } from './content-types/image/document-deletion';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
@@ -54,11 +53,9 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     },
   });
 
-  // Fields only the server writes are dropped from what the Content Manager sends.
-  keepServerFields(strapi);
-
-  // Secrets and the sweep's bookkeeping never leave the server, nested or not, for any role.
-  hideServerOnlyFields(strapi);
+  // Fields only the server writes are dropped from what the Content Manager sends; secrets and the
+  // sweep's bookkeeping never leave the server, nested or not, for any role.
+  protectFields(strapi);
 
   // An image deleted in the Content Manager goes whole: files, Media Library entry and record.
   deleteImagesWhole(strapi);

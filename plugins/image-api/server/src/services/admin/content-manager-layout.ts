@@ -6,7 +6,7 @@
  * view" stay until the plugin ships a new version of it.
  *
  * The server refuses writes to server-kept fields whatever the view shows
- * (content-types/server-kept-fields.ts); read-only here is what the editor sees.
+ * (content-types/field-protection.ts); read-only here is what the editor sees.
  */
 import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID, PLUGIN_ID } from '../../constants';
