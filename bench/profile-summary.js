@@ -39,7 +39,7 @@ for (const [id, us] of self) {
   for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
     const { callFrame } = byId.get(cur);
     if (!callFrame.url.includes('plugins/image-api/dist')) continue;
-    const name = `${callFrame.functionName || '(anonymous)'} ${callFrame.url.split('/dist/server/')[1]}:${callFrame.lineNumber}`;
+    const name = `${callFrame.functionName || '(anonymous)'} ${callFrame.url.split('/dist/server/src/')[1]}:${callFrame.lineNumber}`;
     if (seen.has(name)) continue;
     seen.add(name);
     inclusive.set(name, (inclusive.get(name) ?? 0) + us);

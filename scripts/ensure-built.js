@@ -24,7 +24,8 @@ const builtAt = (file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0);
 async function ensureBuilt() {
   require('./ensure-env-lib').ensureEnv();
   const plugin = path.join(APP_DIR, 'plugins/image-api');
-  if (newest(path.join(plugin, 'server/src')) > newest(path.join(plugin, 'dist/server'))) {
+  const sources = Math.max(newest(path.join(plugin, 'server/src')), newest(path.join(plugin, 'shared')));
+  if (sources > newest(path.join(plugin, 'dist/server'))) {
     execFileSync('npm', ['run', '--silent', 'build:plugin'], { cwd: APP_DIR, stdio: ['ignore', 2, 2] });
   }
   if (newest(path.join(APP_DIR, 'config')) > builtAt(path.join(APP_DIR, 'dist/config/plugins.js'))) {

@@ -80,7 +80,7 @@ test('the sweep also runs every debrisSweepSeconds, without a restart', async ()
 // SQLite is one box: there the lock is always free.
 (testDb() === 'sqlite' ? test.skip : test)('one instance at a time: while another holds the sweep\'s lock, the journal is left to it', async () => {
   app.strapi.config.set('plugin::image-api.sweepAfterMs', 0);
-  const { databaseLock } = require('../../plugins/image-api/dist/server/database/database-lock');
+  const { databaseLock } = require('../../plugins/image-api/dist/server/src/database/database-lock');
   const elsewhere = await databaseLock(app.strapi, 'strapi-plugin-image-api:debris-sweep').acquire(5000);
   expect(elsewhere).not.toBeNull();
   const lost = 'claimed-AbCdEfGhIj';

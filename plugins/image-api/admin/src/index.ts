@@ -7,7 +7,12 @@
 import { Images } from '@strapi/icons';
 import { ApiKeyPanel } from './components/ApiKeyPanel';
 import { withoutPreviewOnOwnTypes } from './components/hidePreviewPanel';
-import { ACTIONS, PLUGIN_ID } from './permissions';
+import { ACTIONS, PLUGIN_ID } from '../../shared/identity';
+import en from './translations/en.json';
+import { getTranslation } from './utils/getTranslation';
+
+/** The plugin's strings by admin locale; a locale without a file falls back to English (hooks/useMessage.ts). */
+const TRANSLATIONS: Record<string, Record<string, string>> = { en };
 
 interface AdminApp {
   registerPlugin(plugin: { id: string; name: string }): void;
@@ -20,11 +25,17 @@ export default {
     app.addMenuLink({
       to: `plugins/${PLUGIN_ID}`,
       icon: Images,
-      intlLabel: { id: `${PLUGIN_ID}.menu.label`, defaultMessage: 'Image API' },
+      intlLabel: { id: getTranslation('menu.label'), defaultMessage: en['menu.label'] },
       permissions: [{ action: ACTIONS.usageRead, subject: null }],
       Component: () => import('./pages/UsagePage'),
     });
-    app.registerPlugin({ id: PLUGIN_ID, name: 'Image API' });
+    app.registerPlugin({ id: PLUGIN_ID, name: en['plugin.name'] });
+  },
+  async registerTrads({ locales }: { locales: string[] }) {
+    return locales.map((locale) => ({
+      locale,
+      data: Object.fromEntries(Object.entries(TRANSLATIONS[locale] ?? {}).map(([id, text]) => [getTranslation(id), text])),
+    }));
   },
   bootstrap(app: AdminApp) {
     const contentManager = app.getPlugin('content-manager').apis;

@@ -10,15 +10,7 @@
  * entries, once (as Strapi itself does for Users & Permissions users). An admin may give them back.
  */
 import type { Core } from '@strapi/strapi';
-import { API_KEY_UID, PLUGIN_ID } from './constants';
-
-/** The admin bundle has its own copy (admin/src/permissions.ts): it cannot import server code. */
-export const ACTIONS = {
-  usageRead: `plugin::${PLUGIN_ID}.usage.read`,
-  keysManage: `plugin::${PLUGIN_ID}.keys.manage`,
-  keysReveal: `plugin::${PLUGIN_ID}.keys.reveal`,
-  imagesDelete: `plugin::${PLUGIN_ID}.images.delete`,
-} as const;
+import { ACTIONS, API_KEY_UID, PLUGIN_ID } from './constants';
 
 const DEFINITIONS = [
   { uid: 'usage.read', displayName: 'See usage and recent images' },

@@ -1,16 +1,13 @@
-/** Names the plugin shares with Strapi: its id, the content types it reads and writes, its public paths. */
+/**
+ * Names the plugin shares with Strapi: its id, the content types it reads and writes, its public paths.
+ * Its own id, permissions and content types come from shared/identity.ts, which the admin reads too.
+ */
+import { PLUGIN_ID } from '../../shared/identity';
 
-export const PLUGIN_ID = 'image-api';
+export { ACTIONS, API_KEY_UID, IDEMPOTENT_UPLOAD_UID, IMAGE_UID, PENDING_UPLOAD_UID, PLUGIN_ID, USAGE_DAY_UID } from '../../shared/identity';
 
 /** Where Strapi keeps the plugin's configuration (`strapi.config.get(CONFIG_PATH)`). */
 export const CONFIG_PATH = `plugin::${PLUGIN_ID}`;
-
-/** The plugin's content types. */
-export const IMAGE_UID = 'plugin::image-api.image';
-export const API_KEY_UID = 'plugin::image-api.api-key';
-export const PENDING_UPLOAD_UID = 'plugin::image-api.pending-upload';
-export const IDEMPOTENT_UPLOAD_UID = 'plugin::image-api.idempotent-upload';
-export const USAGE_DAY_UID = 'plugin::image-api.usage-day';
 
 /** Other plugins' content types the plugin writes to or links to. */
 export const FILE_UID = 'plugin::upload.file';

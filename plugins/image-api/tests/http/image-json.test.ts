@@ -1,4 +1,5 @@
-import { formatDateTime, formatSize, howLongAgo, imageJson, type StoredImage } from '../../server/src/http/image-json';
+import { formatSize } from '../../shared/format-size';
+import { formatDateTime, howLongAgo, imageJson, type StoredImage } from '../../server/src/http/image-json';
 
 describe('formatSize: base 1000, at most one decimal', () => {
   test.each([

@@ -5,9 +5,11 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import { Box, Button, Flex, Typography } from '@strapi/design-system';
-import { useFetchClient, useNotification } from '@strapi/strapi/admin';
-import { CLIENT_FILES, useClientConfigDownload } from '../hooks/useClientConfigDownload';
-import { KEY_UID } from '../permissions';
+import { useNotification } from '@strapi/strapi/admin';
+import { API_KEY_UID } from '../../../shared/identity';
+import { useImageApi } from '../api';
+import { useClientConfigDownload, useClientFiles } from '../hooks/useClientConfigDownload';
+import { useMessage } from '../hooks/useMessage';
 
 interface PanelProps {
   model: string;
@@ -17,41 +19,43 @@ interface PanelProps {
 const mask = (key: string) => `${key.slice(0, 8)}${'•'.repeat(20)}${key.slice(-4)}`;
 
 function KeyReveal({ documentId }: { documentId: string }) {
-  const { get, post } = useFetchClient();
+  const api = useImageApi();
+  const t = useMessage();
   const { toggleNotification } = useNotification();
   const [key, setKey] = useState<string | null>(null);
   const [shown, setShown] = useState(false);
   const [failed, setFailed] = useState(false);
 
   useEffect(() => {
-    get<{ data: { key: string } }>(`/image-api/api-keys/${documentId}/key`)
-      .then((res) => setKey(res.data.data.key))
+    api
+      .revealKey(documentId)
+      .then(setKey)
       .catch(() => setFailed(true));
-  }, [documentId, get]);
+  }, [documentId, api]);
 
   const copy = useCallback(async () => {
     if (!key) return;
     try {
       await navigator.clipboard.writeText(key);
-      toggleNotification({ type: 'success', message: 'API key copied' });
+      toggleNotification({ type: 'success', message: t('key-panel.copied') });
     } catch {
       setShown(true);
-      toggleNotification({ type: 'warning', message: 'Copying is not allowed here: select the key and copy it' });
+      toggleNotification({ type: 'warning', message: t('key-panel.copy-refused') });
     }
-  }, [key, toggleNotification]);
+  }, [key, t, toggleNotification]);
 
   const regenerate = useCallback(async () => {
-    if (!window.confirm('Issue a new key? The current one stops working at once.')) return;
-    const res = await post<{ data: { key: string } }>(`/image-api/api-keys/${documentId}/regenerate`);
-    setKey(res.data.data.key);
+    if (!window.confirm(t('key-panel.regenerate.confirm'))) return;
+    setKey(await api.regenerateKey(documentId));
     setShown(true);
-    toggleNotification({ type: 'success', message: 'New key issued: send it to the requester' });
-  }, [documentId, post, toggleNotification]);
+    toggleNotification({ type: 'success', message: t('key-panel.regenerated') });
+  }, [documentId, api, t, toggleNotification]);
 
   const download = useClientConfigDownload();
+  const clientFiles = useClientFiles();
 
   if (failed) {
-    return <Typography textColor="danger600">The key cannot be shown (no encrypted copy, or no permission).</Typography>;
+    return <Typography textColor="danger600">{t('key-panel.unavailable')}</Typography>;
   }
   return (
     <Flex direction="column" alignItems="stretch" gap={3} width="100%">
@@ -62,24 +66,24 @@ function KeyReveal({ documentId }: { documentId: string }) {
       </Box>
       <Flex gap={2} wrap="wrap">
         <Button variant="secondary" onClick={() => setShown(!shown)} disabled={!key}>
-          {shown ? 'Hide' : 'Show'}
+          {shown ? t('key-panel.hide') : t('key-panel.show')}
         </Button>
         <Button onClick={copy} disabled={!key}>
-          Copy
+          {t('key-panel.copy')}
         </Button>
         <Button variant="danger-light" onClick={regenerate} disabled={!key}>
-          Regenerate
+          {t('key-panel.regenerate')}
         </Button>
       </Flex>
       <Typography variant="pi" textColor="neutral600">
-        Send the key to the requester. It works until the entry is deactivated, expires or is deleted.
+        {t('key-panel.hint')}
       </Typography>
       <Typography variant="sigma" textColor="neutral600">
-        Client configuration
+        {t('key-panel.client-config')}
       </Typography>
       <Flex gap={2} wrap="wrap">
-        {CLIENT_FILES.map(({ kind, label, filename }) => (
-          <Button key={kind} variant="tertiary" size="S" onClick={() => download(documentId, kind, filename)} disabled={!key}>
+        {clientFiles.map(({ kind, label }) => (
+          <Button key={kind} variant="tertiary" size="S" onClick={() => download(documentId, kind)} disabled={!key}>
             {label}
           </Button>
         ))}
@@ -88,15 +92,17 @@ function KeyReveal({ documentId }: { documentId: string }) {
   );
 }
 
+// Called by the Content Manager as a hook, on every entry: the hook comes before the type check.
 export const ApiKeyPanel = ({ model, documentId }: PanelProps) => {
-  if (model !== KEY_UID) return null;
+  const t = useMessage();
+  if (model !== API_KEY_UID) return null;
   return {
-    title: 'API key',
+    title: t('key-panel.title'),
     content: documentId ? (
       <KeyReveal documentId={documentId} />
     ) : (
       <Typography variant="pi" textColor="neutral600">
-        The key is generated on the server when you save this entry.
+        {t('key-panel.unsaved')}
       </Typography>
     ),
   };

@@ -6,11 +6,11 @@
  * its answer when it is the Preview panel on one of the plugin's types.
  */
 import { useIntl } from 'react-intl';
-import { IMAGE_UID, KEY_UID } from '../permissions';
+import { API_KEY_UID, IMAGE_UID } from '../../../shared/identity';
 
 type Panel = ((props: { model: string }) => { title?: string } | null) & Record<string, unknown>;
 
-const OWN_TYPES = new Set([KEY_UID, IMAGE_UID]);
+const OWN_TYPES = new Set<string>([API_KEY_UID, IMAGE_UID]);
 
 export function withoutPreviewOnOwnTypes(panels: Panel[]): Panel[] {
   return panels.map((panel) => {

@@ -3,32 +3,36 @@
  * with the admin's token from the plugin's admin route, saved through a blob link.
  */
 import { useCallback } from 'react';
-import { useFetchClient, useNotification } from '@strapi/strapi/admin';
+import { useNotification } from '@strapi/strapi/admin';
+import { CLIENT_KINDS, type ClientKind } from '../../../shared/contracts/admin-routes';
+import { useImageApi } from '../api';
+import { useMessage } from './useMessage';
 
-export type ClientKind = 'sharex' | 'picgo' | 'curl';
+const FILENAMES: Record<ClientKind, string> = { sharex: 'image-api.sxcu', picgo: 'image-api.picgo.json', curl: 'image-api.curl.sh' };
 
-export const CLIENT_FILES: Array<{ kind: ClientKind; label: string; filename: string }> = [
-  { kind: 'sharex', label: 'ShareX (.sxcu)', filename: 'image-api.sxcu' },
-  { kind: 'picgo', label: 'PicGo / PicList', filename: 'image-api.picgo.json' },
-  { kind: 'curl', label: 'curl', filename: 'image-api.curl.sh' },
-];
+/** The configurations a key offers, with their button labels. */
+export function useClientFiles() {
+  const t = useMessage();
+  return CLIENT_KINDS.map((kind) => ({ kind, label: t(`client-config.${kind}`), filename: FILENAMES[kind] }));
+}
 
 export function useClientConfigDownload() {
-  const { get } = useFetchClient();
+  const api = useImageApi();
+  const t = useMessage();
   const { toggleNotification } = useNotification();
   return useCallback(
-    async (documentId: string, kind: ClientKind, filename: string) => {
+    async (documentId: string, kind: ClientKind) => {
       try {
-        const res = await get<string>(`/image-api/api-keys/${documentId}/client-config/${kind}`, { responseType: 'text' });
+        const text = await api.clientConfig(documentId, kind);
         const link = document.createElement('a');
-        link.href = URL.createObjectURL(new Blob([res.data], { type: 'application/octet-stream' }));
-        link.download = filename;
+        link.href = URL.createObjectURL(new Blob([text], { type: 'application/octet-stream' }));
+        link.download = FILENAMES[kind];
         link.click();
         setTimeout(() => URL.revokeObjectURL(link.href), 1000);
       } catch {
-        toggleNotification({ type: 'danger', message: 'The configuration could not be made' });
+        toggleNotification({ type: 'danger', message: t('client-config.failed') });
       }
     },
-    [get, toggleNotification]
+    [api, t, toggleNotification]
   );
 }

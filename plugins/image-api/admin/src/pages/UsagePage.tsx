@@ -5,52 +5,52 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import { Box, Flex, SingleSelect, SingleSelectOption } from '@strapi/design-system';
-import { Layouts, Page, useFetchClient, useNotification } from '@strapi/strapi/admin';
+import { Layouts, Page, useNotification } from '@strapi/strapi/admin';
+import { DEFAULT_USAGE_WINDOW, USAGE_WINDOWS, type ImageCard, type KeySummary, type OverviewAnswer } from '../../../shared/contracts/usage';
+import { ACTIONS } from '../../../shared/identity';
+import { useImageApi } from '../api';
 import { ImageGrid } from '../components/usage/ImageGrid';
 import { KeysTable } from '../components/usage/KeysTable';
 import { StatCards } from '../components/usage/StatCards';
 import { UsageChart } from '../components/usage/UsageChart';
-import { imageLabel, type ImageCard, type KeySummary, type Overview } from '../components/usage/types';
-import { ACTIONS } from '../permissions';
-
-const WINDOWS = [7, 30, 90];
+import { imageLabel } from '../components/usage/labels';
+import { useMessage } from '../hooks/useMessage';
 
 function UsagePage() {
-  const { get, del } = useFetchClient();
+  const api = useImageApi();
+  const t = useMessage();
   const { toggleNotification } = useNotification();
-  const [days, setDays] = useState(30);
-  const [overview, setOverview] = useState<Overview | null>(null);
+  const [days, setDays] = useState<number>(DEFAULT_USAGE_WINDOW);
+  const [overview, setOverview] = useState<OverviewAnswer | null>(null);
   const [keys, setKeys] = useState<KeySummary[] | null>(null);
   const [failed, setFailed] = useState(false);
 
   const load = useCallback(async () => {
     try {
-      const res = await get<{ data: Overview }>(`/image-api/usage/overview?days=${days}`);
-      setOverview(res.data.data);
-      if (res.data.data.permissions.keys) {
-        setKeys((await get<{ data: KeySummary[] }>(`/image-api/usage/keys?days=${days}`)).data.data);
-      }
+      const answer = await api.overview(days);
+      setOverview(answer);
+      if (answer.permissions.keys) setKeys(await api.keys(days));
     } catch {
       setFailed(true);
     }
-  }, [get, days]);
+  }, [api, days]);
   useEffect(() => {
     load();
   }, [load]);
 
   const remove = useCallback(
     async (image: ImageCard) => {
-      if (!window.confirm(`Delete "${imageLabel(image)}"? Its files and record go for good.`)) return;
+      if (!window.confirm(t('usage.delete.confirm', { label: imageLabel(image) }))) return;
       try {
-        await del(`/image-api/images/${image.idEncoded}`);
+        await api.deleteImage(image.idEncoded);
         // Reloaded first: the notification comes with the page already showing the image gone.
         await load();
-        toggleNotification({ type: 'success', message: 'Image deleted' });
+        toggleNotification({ type: 'success', message: t('usage.delete.done') });
       } catch {
-        toggleNotification({ type: 'danger', message: 'The image could not be deleted' });
+        toggleNotification({ type: 'danger', message: t('usage.delete.failed') });
       }
     },
-    [del, load, toggleNotification]
+    [api, load, t, toggleNotification]
   );
 
   if (failed) return <Page.Error />;
@@ -58,16 +58,16 @@ function UsagePage() {
   const { permissions } = overview;
   return (
     <Page.Main>
-      <Page.Title>Image API</Page.Title>
+      <Page.Title>{t('usage.title')}</Page.Title>
       <Layouts.Header
-        title="Image API"
-        subtitle="Uploads through /api/1/upload: usage, images and keys"
+        title={t('usage.title')}
+        subtitle={t('usage.subtitle')}
         primaryAction={
           <Box minWidth="160px">
-            <SingleSelect aria-label="Window" value={String(days)} onChange={(value: string | number) => setDays(Number(value))}>
-              {WINDOWS.map((window) => (
+            <SingleSelect aria-label={t('usage.window')} value={String(days)} onChange={(value: string | number) => setDays(Number(value))}>
+              {USAGE_WINDOWS.map((window) => (
                 <SingleSelectOption key={window} value={String(window)}>
-                  Last {window} days
+                  {t('usage.window.option', { days: window })}
                 </SingleSelectOption>
               ))}
             </SingleSelect>
@@ -78,12 +78,12 @@ function UsagePage() {
         <Flex direction="column" alignItems="stretch" gap={8} paddingBottom={10}>
           <StatCards totals={overview.totals} window={days} />
           <Box background="neutral0" hasRadius shadow="tableShadow" padding={5}>
-            <UsageChart days={overview.days} label={`Uploads and views per day, last ${days} days`} />
+            <UsageChart days={overview.days} label={t('usage.chart', { days })} />
           </Box>
-          <ImageGrid images={overview.topViewed} label="Most viewed" testId="image-api-top-viewed" />
+          <ImageGrid images={overview.topViewed} label={t('usage.top-viewed')} testId="image-api-top-viewed" />
           <ImageGrid
             images={overview.recent}
-            label="Recent uploads"
+            label={t('usage.recent')}
             testId="image-api-recent"
             onDelete={permissions.deleteImages ? remove : undefined}
           />

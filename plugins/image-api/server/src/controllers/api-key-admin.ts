@@ -6,7 +6,7 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { getService } from '../get-service';
-import { CLIENT_KINDS, type ClientKind } from '../services/keys/client-configs';
+import { CLIENT_KINDS, type ClientKind } from '../../../shared/contracts/admin-routes';
 
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {

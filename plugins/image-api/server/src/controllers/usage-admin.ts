@@ -6,12 +6,13 @@
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { getService } from '../get-service';
-import { ACTIONS } from '../admin-permissions';
+import { ACTIONS } from '../constants';
+import { DEFAULT_USAGE_WINDOW, type OverviewAnswer } from '../../../shared/contracts/usage';
 
 /** The chart's window: 7 to 90 days, 30 unless asked. */
 const windowOf = (ctx: Context) => {
-  const days = Number(ctx.query.days ?? 30);
-  return Number.isInteger(days) && days >= 7 && days <= 90 ? days : 30;
+  const days = Number(ctx.query.days ?? DEFAULT_USAGE_WINDOW);
+  return Number.isInteger(days) && days >= 7 && days <= 90 ? days : DEFAULT_USAGE_WINDOW;
 };
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -21,16 +22,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     async overview(ctx: Context) {
       const withKeys = can(ctx, ACTIONS.keysManage);
-      ctx.body = {
-        data: {
-          ...(await report().overview({ days: windowOf(ctx), withKeys })),
-          permissions: {
-            keys: withKeys,
-            reveal: can(ctx, ACTIONS.keysReveal),
-            deleteImages: can(ctx, ACTIONS.imagesDelete),
-          },
+      const answer: OverviewAnswer = {
+        ...(await report().overview({ days: windowOf(ctx), withKeys })),
+        permissions: {
+          keys: withKeys,
+          reveal: can(ctx, ACTIONS.keysReveal),
+          deleteImages: can(ctx, ACTIONS.imagesDelete),
         },
       };
+      ctx.body = { data: answer };
     },
 
     async keys(ctx: Context) {

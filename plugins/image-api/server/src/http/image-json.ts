@@ -2,6 +2,7 @@
  * Maps a stored image to the API's `image` object (docs/api.md, "The image object"): every field of
  * the dialect's image object, in its order, with its types; extra fields after.
  */
+import { formatSize } from '../../../shared/format-size';
 
 export interface StoredVariant {
   /** Base name including the suffix, e.g. `cat-Ab12Cd34.th`. */
@@ -37,18 +38,6 @@ export interface StoredImage extends StoredVariant {
   expiresAt: Date | null;
   thumb: StoredVariant;
   medium: StoredVariant;
-}
-
-/** Base-1000 units, at most one decimal: "512 B", "52 KB", "17.4 KB", "3 MB". */
-export function formatSize(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (unit < units.length - 1 && +value.toFixed(1) >= 1000) {
-    value /= 1000;
-    unit++;
-  }
-  return `${unit === 0 ? value : +value.toFixed(1)} ${units[unit]}`;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

@@ -10,7 +10,8 @@
  * and regenerate a key from its entry's edit view, download a client configuration (ShareX, PicGo,
  * curl) filled in with it; the "Image API" page's usage, keys and image deletion.
  */
-import { ACTIONS } from '../admin-permissions';
+import { ACTIONS } from '../constants';
+import { ADMIN_ROUTES } from '../../../shared/contracts/admin-routes';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -45,13 +46,13 @@ export default {
   admin: {
     type: 'admin',
     routes: [
-      adminAction('GET', '/api-keys/:documentId/key', 'api-key-admin.reveal', ACTIONS.keysReveal),
-      adminAction('POST', '/api-keys/:documentId/regenerate', 'api-key-admin.regenerate', ACTIONS.keysReveal),
-      adminAction('GET', '/api-keys/:documentId/client-config/:kind', 'api-key-admin.clientConfig', ACTIONS.keysReveal),
-      adminAction('GET', '/usage/overview', 'usage-admin.overview', ACTIONS.usageRead),
-      adminAction('GET', '/usage/keys', 'usage-admin.keys', ACTIONS.keysManage),
-      adminAction('GET', '/usage/keys/:documentId', 'usage-admin.keyUsage', ACTIONS.keysManage),
-      adminAction('DELETE', '/images/:idEncoded', 'usage-admin.deleteImage', ACTIONS.imagesDelete),
+      adminAction('GET', ADMIN_ROUTES.revealKey, 'api-key-admin.reveal', ACTIONS.keysReveal),
+      adminAction('POST', ADMIN_ROUTES.regenerateKey, 'api-key-admin.regenerate', ACTIONS.keysReveal),
+      adminAction('GET', ADMIN_ROUTES.clientConfig, 'api-key-admin.clientConfig', ACTIONS.keysReveal),
+      adminAction('GET', ADMIN_ROUTES.usageOverview, 'usage-admin.overview', ACTIONS.usageRead),
+      adminAction('GET', ADMIN_ROUTES.usageKeys, 'usage-admin.keys', ACTIONS.keysManage),
+      adminAction('GET', ADMIN_ROUTES.keyUsage, 'usage-admin.keyUsage', ACTIONS.keysManage),
+      adminAction('DELETE', ADMIN_ROUTES.deleteImage, 'usage-admin.deleteImage', ACTIONS.imagesDelete),
     ],
   },
 };

@@ -1,6 +1,8 @@
 /** Images as thumbnail cards: title, views, key (for those who may see keys), expiry, and delete. */
 import { Box, Button, Flex, Grid, Typography } from '@strapi/design-system';
-import { formatDate, imageLabel, type ImageCard } from './types';
+import type { ImageCard } from '../../../../shared/contracts/usage';
+import { useMessage } from '../../hooks/useMessage';
+import { formatDate, imageLabel } from './labels';
 
 interface Props {
   images: ImageCard[];
@@ -10,6 +12,7 @@ interface Props {
 }
 
 export function ImageGrid({ images, label, onDelete, testId }: Props) {
+  const t = useMessage();
   return (
     <Box>
       <Typography variant="sigma" textColor="neutral600" tag="h2">
@@ -17,7 +20,7 @@ export function ImageGrid({ images, label, onDelete, testId }: Props) {
       </Typography>
       {images.length === 0 ? (
         <Box paddingTop={3}>
-          <Typography textColor="neutral600">No images yet.</Typography>
+          <Typography textColor="neutral600">{t('images.none')}</Typography>
         </Box>
       ) : (
         <Grid.Root gap={4} paddingTop={3} data-testid={testId}>
@@ -36,20 +39,20 @@ export function ImageGrid({ images, label, onDelete, testId }: Props) {
                     {imageLabel(image)}
                   </Typography>
                   <Typography variant="pi" textColor="neutral600">
-                    {image.views} {image.views === 1 ? 'view' : 'views'} · {formatDate(image.createdAt)}
+                    {t('images.views', { count: image.views })} · {formatDate(image.createdAt)}
                   </Typography>
                   {image.key ? (
                     <Typography variant="pi" textColor="neutral600" data-testid="image-api-image-key">
-                      Key: {image.key.name}
+                      {t('images.key', { name: image.key.name })}
                     </Typography>
                   ) : null}
                   <Typography variant="pi" textColor="neutral600">
-                    Expires: {image.expiresAt ? formatDate(image.expiresAt) : 'never'}
+                    {t('images.expires', { date: image.expiresAt ? formatDate(image.expiresAt) : t('images.never') })}
                   </Typography>
                   {onDelete ? (
                     <Box paddingTop={2}>
                       <Button variant="danger-light" size="S" onClick={() => onDelete(image)}>
-                        Delete
+                        {t('images.delete')}
                       </Button>
                     </Box>
                   ) : null}

@@ -1,6 +1,8 @@
 /** The page's totals in a row of cards. */
 import { Box, Flex, Typography } from '@strapi/design-system';
-import { formatBytes, type Overview } from './types';
+import { formatSize } from '../../../../shared/format-size';
+import type { Overview } from '../../../../shared/contracts/usage';
+import { useMessage } from '../../hooks/useMessage';
 
 function Stat({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
@@ -18,12 +20,13 @@ function Stat({ label, value, testId }: { label: string; value: string; testId: 
 }
 
 export function StatCards({ totals, window }: { totals: Overview['totals']; window: number }) {
+  const t = useMessage();
   return (
     <Flex gap={4} wrap="wrap" alignItems="stretch">
-      <Stat label="Images" value={totals.images.toLocaleString()} testId="image-api-total-images" />
-      <Stat label="Storage used" value={formatBytes(totals.storageBytes)} testId="image-api-total-storage" />
-      <Stat label="Views" value={totals.views.toLocaleString()} testId="image-api-total-views" />
-      <Stat label={`Uploads, last ${window} days`} value={totals.uploadsInWindow.toLocaleString()} testId="image-api-window-uploads" />
+      <Stat label={t('stats.images')} value={totals.images.toLocaleString()} testId="image-api-total-images" />
+      <Stat label={t('stats.storage')} value={formatSize(totals.storageBytes)} testId="image-api-total-storage" />
+      <Stat label={t('stats.views')} value={totals.views.toLocaleString()} testId="image-api-total-views" />
+      <Stat label={t('stats.window-uploads', { days: window })} value={totals.uploadsInWindow.toLocaleString()} testId="image-api-window-uploads" />
     </Flex>
   );
 }

@@ -1,9 +1,11 @@
 /** Uploads (bars) and views (line) per day, with recharts. */
 import { Box, Typography } from '@strapi/design-system';
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { DayUsage } from './types';
+import type { DayUsage } from '../../../../shared/contracts/usage';
+import { useMessage } from '../../hooks/useMessage';
 
 export function UsageChart({ days, label, height = 260 }: { days: DayUsage[]; label: string; height?: number }) {
+  const t = useMessage();
   const data = days.map((day) => ({ ...day, date: day.day.slice(5) }));
   return (
     <Box data-testid="image-api-usage-chart" aria-label={label}>
@@ -19,8 +21,8 @@ export function UsageChart({ days, label, height = 260 }: { days: DayUsage[]; la
             <YAxis yAxisId="views" orientation="right" allowDecimals={false} fontSize={11} />
             <Tooltip />
             <Legend />
-            <Bar yAxisId="uploads" dataKey="uploads" name="Uploads" fill="#4945ff" isAnimationActive={false} />
-            <Line yAxisId="views" dataKey="views" name="Views" stroke="#ee5e52" dot={false} isAnimationActive={false} />
+            <Bar yAxisId="uploads" dataKey="uploads" name={t('usage.chart.uploads')} fill="#4945ff" isAnimationActive={false} />
+            <Line yAxisId="views" dataKey="views" name={t('usage.chart.views')} stroke="#ee5e52" dot={false} isAnimationActive={false} />
           </ComposedChart>
         </ResponsiveContainer>
       </Box>

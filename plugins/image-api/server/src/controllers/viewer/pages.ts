@@ -4,7 +4,7 @@
  * style, nothing from elsewhere but the image itself.
  */
 import escapeHtml from 'escape-html';
-import { formatSize } from '../../http/image-json';
+import { formatSize } from '../../../../shared/format-size';
 import type { ViewerImage } from '../../services/storage/images';
 
 const absolute = (base: string, url: string) => (/^https?:\/\//i.test(url) ? url : `${base}${url}`);

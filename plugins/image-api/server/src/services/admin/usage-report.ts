@@ -2,54 +2,14 @@
  * What the admin's "Image API" page shows: totals, uploads and views per day, each key's use, the
  * most viewed and the latest images. Every query is bounded by the number of days and keys, or
  * reads a few rows through an index (images by `views`, by `created_at`), so the page costs the same
- * at a thousand images as at a million. The admin page keeps a copy of the answer types below
- * (admin/src/components/usage/types.ts).
+ * at a thousand images as at a million. The answers' types are shared with the admin page
+ * (shared/contracts/usage.ts).
  */
 import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID } from '../../constants';
 import { getService } from '../../get-service';
 import { dayOf } from '../storage/usage-tally';
-
-export interface DayUsage {
-  day: string;
-  uploads: number;
-  views: number;
-  bytesAdded: number;
-}
-
-export interface KeySummary {
-  id: number;
-  documentId: string;
-  name: string;
-  status: 'active' | 'revoked' | 'expired';
-  prefix: string | null;
-  last4: string | null;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  uploads: number;
-  uploadsInWindow: number;
-}
-
-export interface ImageCard {
-  idEncoded: string;
-  documentId: string;
-  title: string | null;
-  /** The client's file name, shown when there is no title. */
-  originalFilename: string | null;
-  views: number;
-  createdAt: string;
-  expiresAt: string | null;
-  thumbUrl: string | null;
-  viewerUrl: string;
-  key: { id: number; name: string } | null;
-}
-
-export interface Overview {
-  days: DayUsage[];
-  totals: { images: number; storageBytes: number; views: number; uploadsInWindow: number; viewsInWindow: number };
-  topViewed: ImageCard[];
-  recent: ImageCard[];
-}
+import type { DayUsage, ImageCard, KeySummary, Overview } from '../../../../shared/contracts/usage';
 
 const DAY_MS = 86_400_000;
 

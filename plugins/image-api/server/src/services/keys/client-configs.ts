@@ -7,8 +7,7 @@
 import type { Core } from '@strapi/strapi';
 import { getService } from '../../get-service';
 
-export const CLIENT_KINDS = ['sharex', 'picgo', 'curl'] as const;
-export type ClientKind = (typeof CLIENT_KINDS)[number];
+import type { ClientKind } from '../../../../shared/contracts/admin-routes';
 
 export interface ClientConfig {
   /** What to name the downloaded file. */

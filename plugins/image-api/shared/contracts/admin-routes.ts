@@ -1,0 +1,27 @@
+/**
+ * The plugin's admin routes (under `/image-api`, admin JWT): the server declares them
+ * (server/src/routes/index.ts), the admin calls them (admin/src/api.ts), both from these paths.
+ */
+import { PLUGIN_ID } from '../identity';
+
+/** The client configurations a key entry offers (server/src/services/keys/client-configs.ts makes them). */
+export const CLIENT_KINDS = ['sharex', 'picgo', 'curl'] as const;
+export type ClientKind = (typeof CLIENT_KINDS)[number];
+
+/** Route paths as Koa's router reads them (`:name` parameters). */
+export const ADMIN_ROUTES = {
+  revealKey: '/api-keys/:documentId/key',
+  regenerateKey: '/api-keys/:documentId/regenerate',
+  clientConfig: '/api-keys/:documentId/client-config/:kind',
+  usageOverview: '/usage/overview',
+  usageKeys: '/usage/keys',
+  keyUsage: '/usage/keys/:documentId',
+  deleteImage: '/images/:idEncoded',
+} as const;
+
+/** A route's URL for the admin's fetch client: the plugin's prefix, parameters filled in and escaped. */
+export function adminUrl(route: keyof typeof ADMIN_ROUTES, params: Record<string, string> = {}, query: Record<string, string | number> = {}): string {
+  const path = ADMIN_ROUTES[route].replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)] as [string, string])).toString();
+  return `/${PLUGIN_ID}${path}${search ? `?${search}` : ''}`;
+}

@@ -1,0 +1,61 @@
+/**
+ * The "Image API" page's data: what `GET /image-api/usage/...` answers (server/src/services/admin/
+ * usage-report.ts makes it, server/src/controllers/usage-admin.ts sends it, admin/src/pages/
+ * UsagePage.tsx shows it). Dates are ISO strings; days are UTC `YYYY-MM-DD`.
+ */
+
+export interface DayUsage {
+  day: string;
+  uploads: number;
+  views: number;
+  bytesAdded: number;
+}
+
+export interface KeySummary {
+  id: number;
+  documentId: string;
+  name: string;
+  status: 'active' | 'revoked' | 'expired';
+  prefix: string | null;
+  last4: string | null;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  uploads: number;
+  uploadsInWindow: number;
+}
+
+export interface ImageCard {
+  idEncoded: string;
+  documentId: string;
+  title: string | null;
+  /** The client's file name, shown when there is no title. */
+  originalFilename: string | null;
+  views: number;
+  createdAt: string;
+  expiresAt: string | null;
+  thumbUrl: string | null;
+  viewerUrl: string;
+  /** Only for admins who may see keys. */
+  key: { id: number; name: string } | null;
+}
+
+export interface Overview {
+  days: DayUsage[];
+  totals: { images: number; storageBytes: number; views: number; uploadsInWindow: number; viewsInWindow: number };
+  topViewed: ImageCard[];
+  recent: ImageCard[];
+}
+
+/** What the caller may do on the page; the server checks the same permissions on every route. */
+export interface PagePermissions {
+  keys: boolean;
+  reveal: boolean;
+  deleteImages: boolean;
+}
+
+/** `GET /image-api/usage/overview?days=N`. */
+export type OverviewAnswer = Overview & { permissions: PagePermissions };
+
+/** The chart's windows, in days; the server answers 30 for anything else. */
+export const USAGE_WINDOWS = [7, 30, 90] as const;
+export const DEFAULT_USAGE_WINDOW = 30;
