@@ -16,7 +16,7 @@ import os from 'os';
 import path from 'path';
 import request from 'supertest';
 import { png } from '../helpers/fixtures';
-import { freePort } from '../helpers/child-app';
+import { freePort } from '../../tools/support/ports';
 
 const ROOT = path.join(__dirname, '..', '..');
 const PLUGIN_DIR = path.join(ROOT, 'plugins', 'image-api');

@@ -11,7 +11,7 @@ import path from 'path';
 import request from 'supertest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startChildApp, type ChildApp } from '../helpers/child-app';
-import { createScratchDb, type ScratchDb } from '../helpers/scratch-db';
+import { createScratchDb, type ScratchDb } from '../../tools/support/scratch-db';
 import { png } from '../helpers/fixtures';
 
 const SHOTS = path.join(__dirname, '..', '..', 'docs', 'screenshots');

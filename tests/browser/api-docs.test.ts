@@ -8,7 +8,7 @@ import os from 'os';
 import path from 'path';
 import { chromium, type Browser } from 'playwright-core';
 import { startChildApp, type ChildApp } from '../helpers/child-app';
-import { createScratchDb, type ScratchDb } from '../helpers/scratch-db';
+import { createScratchDb, type ScratchDb } from '../../tools/support/scratch-db';
 
 const SHOTS = path.join(__dirname, '..', '..', 'docs', 'screenshots');
 

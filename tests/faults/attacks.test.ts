@@ -7,8 +7,8 @@
 import http from 'http';
 import net from 'net';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { rawAnswer, rssMb, sampleRss, sleep, tally, uploadOnce, watchHealth, type Answer } from './helpers/load';
-import { startPostgres } from './helpers/servers';
+import { rawAnswer, rssMb, sampleRss, sleep, tally, uploadFile, watchHealth, type Answer } from './helpers/load';
+import { startPostgres } from '../../tools/support/postgres';
 import { bmpOfDepth, jpeg } from '../helpers/fixtures';
 
 const KEY = 'img_faults_attacks_0123456789abcdef';
@@ -79,7 +79,7 @@ test.each([16, 200])(
     await sleep(2000);
     // While they trickle: uploads from another address go through.
     const others: Answer[] = [];
-    for (let i = 0; i < 3; i++) others.push(await uploadOnce(app.url, KEY, small, { timeoutMs: 30_000 }));
+    for (let i = 0; i < 3; i++) others.push(await uploadFile(app.url, KEY, small, { timeoutMs: 30_000 }));
     const answers = await Promise.all(slow);
     const peak = stopRss();
     const { slowestMs, statuses } = await health.stop();
@@ -160,7 +160,7 @@ test('three 77 MP 1-bit BMPs (9.7 MB each) at once: stored as PNG, the event loo
   const idle = rssMb(app.pid());
   const health = watchHealth(app.url);
   const stopRss = sampleRss(app.pid());
-  const answers = await Promise.all(Array.from({ length: 3 }, () => uploadOnce(app.url, KEY, bmp, { name: 'big.bmp', timeoutMs: 170_000 })));
+  const answers = await Promise.all(Array.from({ length: 3 }, () => uploadFile(app.url, KEY, bmp, { name: 'big.bmp', timeoutMs: 170_000 })));
   const peak = stopRss();
   const { slowestMs, statuses } = await health.stop();
   await sleep(3000);

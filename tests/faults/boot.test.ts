@@ -6,8 +6,8 @@
 import { Client } from 'pg';
 import { jpeg } from '../helpers/fixtures';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { uploadOnce } from './helpers/load';
-import { startPostgres } from './helpers/servers';
+import { uploadFile } from './helpers/load';
+import { startPostgres } from '../../tools/support/postgres';
 
 const KEY = 'img_faults_boot_0123456789abcdef0123';
 let pg: Awaited<ReturnType<typeof startPostgres>>;
@@ -32,7 +32,7 @@ test.each([1, 2, 3])('trial %i: two instances at once on an empty database both 
   for (const result of booted) if (result.status === 'fulfilled') apps.push(result.value);
   expect(booted.map((result) => (result.status === 'rejected' ? String(result.reason).slice(0, 500) : 'up'))).toEqual(['up', 'up']);
   const image = await jpeg(64, 48);
-  for (const app of apps.slice(-2)) expect((await uploadOnce(app.url, KEY, image)).status).toBe(200);
+  for (const app of apps.slice(-2)) expect((await uploadFile(app.url, KEY, image)).status).toBe(200);
   // One bootstrap key, one upload folder, whichever instance made them.
   const check = new Client({ host: '127.0.0.1', port: pg.port, user: 'postgres', database });
   await check.connect();

@@ -7,8 +7,8 @@
 import type { Knex } from 'knex';
 import { jpeg } from '../helpers/fixtures';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { CLEAN, leftovers, openDb, sleep, tally, uploadOnce, type Answer } from './helpers/load';
-import { startPostgres } from './helpers/servers';
+import { CLEAN, leftovers, openDb, sleep, tally, uploadFile, type Answer } from './helpers/load';
+import { startPostgres } from '../../tools/support/postgres';
 
 const KEY = 'img_faults_database_0123456789abcdef';
 let pg: Awaited<ReturnType<typeof startPostgres>>;
@@ -36,7 +36,7 @@ afterAll(async () => {
   await pg?.destroy();
 });
 
-const upload = (timeoutMs = 60_000) => uploadOnce(app.url, KEY, image, { timeoutMs });
+const upload = (timeoutMs = 60_000) => uploadFile(app.url, KEY, image, { timeoutMs });
 const health = async () => {
   const res = await fetch(`${app.url}/_health`, { signal: AbortSignal.timeout(10_000) });
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: res.status === 204 ? null : await res.json() };

@@ -2,14 +2,14 @@
  * The uploads folder on a 20 MB tmpfs that fills up under a load of 12 MP uploads: each upload is
  * complete or absent (no truncated original, no empty variant), the client gets 507 "Insufficient
  * storage", and uploads work again as soon as space is freed. Needs root for the mount; elsewhere
- * the provider-level ENOSPC case of tests/api/storage-failures.test.ts covers the same code.
+ * the provider-level ENOSPC case of tests/api/operations/storage-failures.test.ts covers the same code.
  */
 import { execFileSync } from 'child_process';
 import type { Knex } from 'knex';
 import { photo12mp } from './helpers/photo';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { CLEAN, leftovers, openDb, tally, uploadOnce, type Answer } from './helpers/load';
-import { startPostgres } from './helpers/servers';
+import { CLEAN, leftovers, openDb, tally, uploadFile, type Answer } from './helpers/load';
+import { startPostgres } from '../../tools/support/postgres';
 
 const KEY = 'img_faults_disk_0123456789abcdef0123';
 const asRoot = process.getuid?.() === 0;
@@ -37,7 +37,7 @@ let photo: Buffer;
     await pg?.destroy();
   });
 
-  const upload = () => uploadOnce(app.url, KEY, photo, { name: 'big.jpg', timeoutMs: 60_000 });
+  const upload = () => uploadFile(app.url, KEY, photo, { name: 'big.jpg', timeoutMs: 60_000 });
 
   test('12 MP uploads until the disk is full: 200s, then 507s; nothing partial left; uploads work again once space is freed', async () => {
     console.log(`12 MP original: ${(photo.length / 1e6).toFixed(1)} MB, tmpfs 20 MB`);

@@ -10,8 +10,8 @@ import type { Knex } from 'knex';
 import { jpeg } from '../helpers/fixtures';
 import { photo12mp } from './helpers/photo';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { CLEAN, leftovers, openDb, rawAnswer, rssMb as processRssMb, sleep, tally, uploadOnce, type Answer } from './helpers/load';
-import { startPostgres } from './helpers/servers';
+import { CLEAN, leftovers, openDb, rawAnswer, rssMb as processRssMb, sleep, tally, uploadFile, type Answer } from './helpers/load';
+import { startPostgres } from '../../tools/support/postgres';
 
 const KEY = 'img_faults_process_0123456789abcdef0';
 let pg: Awaited<ReturnType<typeof startPostgres>>;
@@ -32,7 +32,7 @@ afterAll(async () => {
   await pg?.destroy();
 });
 
-const upload = (bytes = photo, headers: Record<string, string> = {}) => uploadOnce(app.url, KEY, bytes, { headers, timeoutMs: 120_000 });
+const upload = (bytes = photo, headers: Record<string, string> = {}) => uploadFile(app.url, KEY, bytes, { headers, timeoutMs: 120_000 });
 const clean = () => leftovers(db, app.uploadsDir, app.tmpDir);
 
 /** Resident memory of the app process, MB. */

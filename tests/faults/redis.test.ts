@@ -9,8 +9,10 @@ import path from 'path';
 import Redis from 'ioredis';
 import { jpeg } from '../helpers/fixtures';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { sleep, tally, uploadOnce } from './helpers/load';
-import { freePort, startPostgres, startRedis } from './helpers/servers';
+import { sleep, tally, uploadFile } from './helpers/load';
+import { freePort } from '../../tools/support/ports';
+import { startPostgres } from '../../tools/support/postgres';
+import { startRedis } from '../../tools/support/redis';
 
 const KEY = 'img_faults_redis_0123456789abcdef01';
 let pg: Awaited<ReturnType<typeof startPostgres>>;
@@ -38,7 +40,7 @@ afterAll(async () => {
   await pg?.destroy();
 });
 
-const upload = (key = KEY) => uploadOnce(app.url, key, image, { timeoutMs: 30_000 });
+const upload = (key = KEY) => uploadFile(app.url, key, image, { timeoutMs: 30_000 });
 const health = async () => {
   const res = await fetch(`${app.url}/_health`, { signal: AbortSignal.timeout(10_000) });
   return { status: res.status, body: res.status === 204 ? null : await res.json() };
@@ -52,7 +54,7 @@ test('Redis unreachable at boot: the app boots and warns, uploads count in memor
   // Degraded, not out: a balancer keeps sending uploads, which work (contract §16).
   expect(await health()).toEqual({ status: 200, body: { status: 'degraded', degraded: ['Redis'], checks: { database: 'up', redis: 'down' } } });
 
-  redis = await startRedis(redisPort);
+  redis = await startRedis({ port: redisPort });
   const startedAt = Date.now();
   while ((await health()).status !== 204) {
     if (Date.now() - startedAt > 15_000) throw new Error('Redis not used again within 15 s');

@@ -8,7 +8,7 @@ import path from 'path';
 import request from 'supertest';
 import type { Core } from '@strapi/strapi';
 import { checkAnswers } from './openapi-check';
-import { createScratchDb, type ScratchDb } from './scratch-db';
+import { createScratchDb, type ScratchDb } from '../../tools/support/scratch-db';
 
 export const APP_DIR = path.join(__dirname, '..', '..');
 export const PUBLIC_URL = 'http://img.test:1337';
@@ -26,7 +26,21 @@ export interface TestApp {
   pathOf(url: string): string;
   /** Issues an API key. */
   createKey(name?: string): Promise<string>;
+  /** A multipart upload of `bytes` to `/api/1/upload` (see UploadOptions), as supertest's request. */
+  upload(key: string, bytes: Buffer, options?: UploadOptions): request.Test;
   stop(): Promise<void>;
+}
+
+export interface UploadOptions {
+  /** The file's name (`a.png` unless given). */
+  filename?: string;
+  /** Text parts, sent before the file. */
+  fields?: Record<string, string | number>;
+  /** The query string (`format=txt`...). */
+  query?: string;
+  /** Where the key goes: `X-API-Key` (the default) or a `key` field, as form clients send it. */
+  keyIn?: 'header' | 'field';
+  headers?: Record<string, string>;
 }
 
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
@@ -83,6 +97,14 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       const { key } = await strapi.plugin('image-api').service('api-keys').create({ name, description: 'tests' });
       return key;
     },
+    upload(key, bytes, { filename = 'a.png', fields = {}, query, keyIn = 'header', headers = {} } = {}) {
+      let req = request(strapi.server.httpServer).post(`/api/1/upload${query ? `?${query}` : ''}`);
+      if (keyIn === 'header') req = req.set('X-API-Key', key);
+      for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
+      if (keyIn === 'field') req = req.field('key', key);
+      for (const [name, value] of Object.entries(fields)) req = req.field(name, String(value));
+      return req.attach('source', bytes, filename);
+    },
     async stop() {
       await strapi.destroy();
       process.env = saved;
@@ -91,4 +113,30 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
       fs.rmSync(tmpDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The app of a test file with the key its tests upload with. */
+export interface SuiteApp extends TestApp {
+  key: string;
+}
+
+/**
+ * The app for the test file that calls it: booted (with one key) before its tests, stopped after.
+ * The object answers for the app once it has booted, so tests use it directly.
+ */
+export function useApp(env: Record<string, string> = {}): SuiteApp {
+  let started: SuiteApp | undefined;
+  beforeAll(async () => {
+    const app = await startApp(env);
+    started = Object.assign(app, { key: await app.createKey() });
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as SuiteApp, {
+    get(_target, name) {
+      if (!started) throw new Error(`the app is not booted yet (app.${String(name)} outside a test or hook)`);
+      return started[name as keyof SuiteApp];
+    },
+  });
 }

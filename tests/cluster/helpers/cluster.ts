@@ -5,12 +5,12 @@
  */
 import { execFile, spawn, type ChildProcess } from 'child_process';
 import fs from 'fs';
-import http from 'http';
 import os from 'os';
 import path from 'path';
 import { promisify } from 'util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import knex, { type Knex } from 'knex';
+import { uploadFile as upload } from '../../../tools/support/http-client';
 
 const APP_DIR = path.join(__dirname, '..', '..', '..');
 
@@ -38,7 +38,7 @@ export interface Cluster {
 export async function startCluster(instances: number, env: Record<string, string>): Promise<Cluster> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-cluster-'));
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [path.join(APP_DIR, 'scripts', 'cluster.js'), '--instances', String(instances), '--dir', dir], {
+  const child: ChildProcess = spawn(process.execPath, [path.join(APP_DIR, 'tools', 'cluster', 'cluster.js'), '--instances', String(instances), '--dir', dir], {
     cwd: APP_DIR,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -72,69 +72,13 @@ export async function startCluster(instances: number, env: Record<string, string
   };
 }
 
-export interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-  json: any;
-}
+// Requests from a chosen loopback source address, as tests and benchmarks send them (tools/support).
+export { request, type Answer } from '../../../tools/support/http-client';
+export { multipart } from '../../../tools/support/multipart';
 
-/**
- * One request from `from` (a loopback source address: 127.0.0.2, 127.0.0.3... are different
- * clients to nginx). Status 0: no answer (the connection failed).
- */
-export function request(
-  url: string,
-  options: { method?: string; headers?: Record<string, string | number>; body?: Buffer; from?: string; timeoutMs?: number } = {}
-): Promise<Answer> {
-  return new Promise((resolve) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, localAddress: options.from, agent: false });
-    const timer = setTimeout(() => req.destroy(new Error('client timeout')), options.timeoutMs ?? 60_000);
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('error', () => undefined);
-      res.on('end', () => {
-        clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: any = null;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ status: 0, headers: {}, text: String(error), json: null });
-    });
-    req.end(options.body);
-  });
-}
-
-/** A multipart body with text fields and, optionally, a file in the `source` field. */
-export function multipart(fields: Record<string, string>, file?: { bytes: Buffer; name: string; type: string }) {
-  const boundary = `----cluster${Math.random().toString(16).slice(2)}`;
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  }
-  if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="source"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
-    parts.push(file.bytes, Buffer.from('\r\n'));
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  const body = Buffer.concat(parts);
-  return { body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': body.length } };
-}
-
-/** An upload of a file through `url` (the balancer or an instance). */
-export function uploadFile(url: string, key: string, bytes: Buffer, options: { from?: string; headers?: Record<string, string>; name?: string } = {}) {
-  const { body, headers } = multipart({ key }, { bytes, name: options.name ?? 'photo.png', type: 'image/png' });
-  return request(`${url}/api/1/upload`, { method: 'POST', body, headers: { ...headers, ...options.headers }, from: options.from });
-}
+/** An upload of a PNG through `url` (the balancer or an instance), the key in a form field as ShareX sends it. */
+export const uploadFile = (url: string, key: string, bytes: Buffer, options: { from?: string; headers?: Record<string, string>; name?: string } = {}) =>
+  upload(url, key, bytes, { keyIn: 'field', name: 'photo.png', type: 'image/png', timeoutMs: 60_000, ...options });
 
 /** Every object key in the bucket. */
 export async function bucketKeys(state: ClusterState): Promise<string[]> {

@@ -1,79 +1,9 @@
 /** Clients of the fault tests: uploads with a timeout, answers as the client saw them, and the leftovers check. */
 import fs from 'fs';
-import http from 'http';
 import knex, { type Knex } from 'knex';
 
-export interface Answer {
-  /** HTTP status, or 0 when the client got no answer (socket error, timeout). */
-  status: number;
-  headers: Record<string, string>;
-  body: any;
-  /** The client's error when there was no answer. */
-  error?: string;
-  ms: number;
-}
-
-/**
- * One multipart upload, as a well-behaved client sends it (curl does the same): the body is sent
- * while the answer is read, and an answer that comes before the body is fully sent (a refusal) is
- * taken as the answer, the rest of the body left unsent. Never throws: no answer is status 0.
- */
-export function uploadOnce(url: string, key: string, bytes: Buffer, options: { name?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
-  const boundary = `----faults${Math.random().toString(16).slice(2)}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="source"; filename="${options.name ?? 'a.jpg'}"\r\nContent-Type: image/jpeg\r\n\r\n`
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const started = Date.now();
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (answer: Omit<Answer, 'ms'>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ ...answer, ms: Date.now() - started });
-    };
-    const req = http.request(`${url}/api/1/upload`, {
-      method: 'POST',
-      agent: false,
-      headers: {
-        'X-API-Key': key,
-        'Content-Type': `multipart/form-data; boundary=${boundary}`,
-        'Content-Length': head.length + bytes.length + tail.length,
-        ...options.headers,
-      },
-    });
-    const timer = setTimeout(() => {
-      req.destroy();
-      settle({ status: 0, headers: {}, body: null, error: 'client timeout' });
-    }, options.timeoutMs ?? 120_000);
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('error', () => undefined);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        settle({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, body });
-        // Answered before the whole body was sent: the rest is not sent.
-        if (!req.writableFinished) req.destroy();
-      });
-    });
-    req.on('error', (error) => settle({ status: 0, headers: {}, body: null, error: String(error) }));
-    req.write(head);
-    req.write(bytes);
-    req.end(tail);
-  });
-}
-
-/** Counts of answers by status, e.g. { 200: 12, 503: 3 }. */
-export const tally = (answers: Answer[]) =>
-  answers.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
+// One HTTP client for tests, benchmarks and the cluster (tools/support/http-client.js).
+export { tally, uploadFile, type Answer } from '../../../tools/support/http-client';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -124,9 +54,9 @@ export async function leftovers(db: Knex, uploadsDir: string, tmpDir: string): P
 /** Leftovers of a store where every upload was complete or absent. */
 export const CLEAN = { filesWithoutRows: [], rowsWithoutFiles: [], fileRowsWithoutImage: 0, imagesWithoutFileRow: 0, journalRows: 0, tempFolders: [] };
 
-// Memory readings of /proc, as the benches take them (bench/process-stats.js): rssMb(pid), and
+// Memory readings of /proc, as the benches take them (tools/support/process-stats.js): rssMb(pid), and
 // sampleRss(pid), whose returned function stops sampling and gives the peak, MB.
-export { rssMb, sampleRss } from '../../../bench/process-stats';
+export { rssMb, sampleRss } from '../../../tools/support/process-stats';
 
 /**
  * Asks `${url}/_health` every 100 ms, one request at a time, until stopped; returns the slowest

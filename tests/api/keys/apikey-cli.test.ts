@@ -1,0 +1,145 @@
+/** The apikey CLI against the configured database, with the server running and without; the bootstrap key. */
+import { execFile } from 'child_process';
+import path from 'path';
+import { promisify } from 'util';
+import { startApp, APP_DIR, type TestApp } from '../../helpers/app';
+import { createScratchDb } from '../../../tools/support/scratch-db';
+import { png } from '../../helpers/fixtures';
+
+const run = promisify(execFile);
+const cli = (args: string[], env: Record<string, string | undefined> = process.env) =>
+  run('node', [path.join(APP_DIR, 'scripts/apikey.js'), ...args], { cwd: APP_DIR, env, timeout: 60_000 });
+
+describe('with the server running', () => {
+  let app: TestApp;
+  const BOOTSTRAP = 'img_BootstrapKeyForTests0123456789ab';
+  beforeAll(async () => {
+    app = await startApp({ IMAGE_API_BOOTSTRAP_KEY: BOOTSTRAP });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  test('create prints the key alone on its last line, and the running server accepts it', async () => {
+    const { stdout } = await cli(['create', '--name', 'ShareX on Bob laptop', '--description', 'screenshots for the wiki']);
+    const lines = stdout.trimEnd().split('\n');
+    const key = lines[lines.length - 1];
+    expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
+
+    const res = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    expect(res.status).toBe(200);
+
+    const row = await app.strapi.db.query('plugin::image-api.api-key').findOne({ where: { name: 'ShareX on Bob laptop' } });
+    expect(row.description).toBe('screenshots for the wiki');
+    expect(row.key_prefix).toBe(key.slice(0, 8));
+    expect(JSON.stringify(row)).not.toContain(key);
+    expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test("the plugin's own bin (npx strapi-image-api keys ...) does the same in the app's folder", async () => {
+    const bin = path.join(APP_DIR, 'plugins/image-api/bin/strapi-image-api.js');
+    const { stdout } = await run('node', [bin, 'keys', 'create', '--name', 'from the bin'], { cwd: APP_DIR, env: process.env, timeout: 90_000 });
+    const key = stdout.trimEnd().split('\n').pop()!;
+    expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
+    expect((await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png')).status).toBe(200);
+    await expect(run('node', [bin, 'tokens', 'list'], { cwd: APP_DIR, env: process.env })).rejects.toThrow(/strapi-image-api keys create/);
+  });
+
+  test('list --json shows names, prefixes, state and usage, never a key or hash', async () => {
+    const { stdout } = await cli(['list', '--json']);
+    const list = JSON.parse(stdout);
+    const entry = list.find((k: any) => k.name === 'ShareX on Bob laptop');
+    expect(entry).toMatchObject({
+      prefix: expect.stringMatching(/^img_/),
+      active: true,
+      expiresAt: null,
+      lastUsedAt: expect.stringMatching(/^\d{4}-/),
+      uploadCount: 1,
+      owner: null,
+      description: 'screenshots for the wiki',
+    });
+    expect(stdout).not.toMatch(/img_[A-Za-z0-9]{32}/);
+    expect(stdout).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  test('revoke makes the next upload answer 403', async () => {
+    const { stdout } = await cli(['create', '--name', 'to revoke']);
+    const key = stdout.trim().split('\n').pop()!;
+    await cli(['revoke', 'to revoke']);
+    const res = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    expect(res.status).toBe(403);
+    expect(res.body.error).toEqual({ message: 'API key revoked', code: 100 });
+    const { stdout: listed } = await cli(['list', '--json']);
+    expect(JSON.parse(listed).find((k: any) => k.name === 'to revoke').active).toBe(false);
+  });
+
+  test('create with an owner, a rate limit and an expiry', async () => {
+    const { adminToken } = await import('../../helpers/admin');
+    await adminToken(app, 'owner@img.test');
+    const { stdout } = await cli(['create', '--name', 'owned', '--owner', 'owner@img.test', '--rate-limit', '1/minute', '--expires', '30d']);
+    const key = stdout.trim().split('\n').pop()!;
+    const { stdout: listed } = await cli(['list', '--json']);
+    const entry = JSON.parse(listed).find((k: any) => k.name === 'owned');
+    expect(entry.owner).toBe('owner@img.test');
+    expect(entry.rateLimit).toBe('1/minute');
+    const days = (new Date(entry.expiresAt).getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
+    app.strapi.config.set('plugin::image-api.rateLimit', 'off');
+    const first = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    expect(first.status).toBe(200);
+    expect((await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png')).status).toBe(429);
+  });
+
+  test('regenerate prints a new key; the old one stops working', async () => {
+    const { stdout } = await cli(['create', '--name', 'rotating']);
+    const old = stdout.trim().split('\n').pop()!;
+    const { stdout: regenerated } = await cli(['regenerate', 'rotating']);
+    const fresh = regenerated.trim().split('\n').pop()!;
+    expect(fresh).toMatch(/^img_[A-Za-z0-9]{32}$/);
+    expect(fresh).not.toBe(old);
+    expect((await app.http.post('/api/1/upload').set('X-API-Key', old).attach('source', await png(20, 20), 'a.png')).status).toBe(401);
+    expect((await app.http.post('/api/1/upload').set('X-API-Key', fresh).attach('source', await png(20, 20), 'a.png')).status).toBe(200);
+  });
+
+  test('errors: duplicate name, unknown name, bad usage', async () => {
+    await expect(cli(['create', '--name', 'x', '--rate-limit', '5/week'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--rate-limit/) });
+    await expect(cli(['create', '--name', 'x', '--expires', 'soon'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--expires/) });
+    await expect(cli(['create', '--name', 'x', '--owner', 'nobody@img.test'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no admin user/) });
+    await expect(cli(['regenerate', 'nobody'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no key named/) });
+    await expect(cli(['create', '--name', 'ShareX on Bob laptop'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/exists already/) });
+    await expect(cli(['revoke', 'nobody'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no key named/) });
+    await expect(cli(['frobnicate'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/usage/) });
+  });
+
+  test('IMAGE_API_BOOTSTRAP_KEY exists at boot and works', async () => {
+    const res = await app.http.post('/api/1/upload').set('X-API-Key', BOOTSTRAP).attach('source', await png(20, 20), 'a.png');
+    expect(res.status).toBe(200);
+    const rows = await app.strapi.db.query('plugin::image-api.api-key').findMany({ where: { description: 'IMAGE_API_BOOTSTRAP_KEY' } });
+    expect(rows).toHaveLength(1);
+  });
+
+  test('the bootstrap key made sure of by several instances at once: one entry, and none of them fails', async () => {
+    const key = 'img_RaceBootstrapKey0123456789abcdefgh';
+    const keys = app.strapi.plugin('image-api').service('api-keys');
+    // The four lookups run before any insert: all but one insert meet the unique index on key_hash.
+    await expect(Promise.all(Array.from({ length: 4 }, () => keys.ensureBootstrapKey(key)))).resolves.toHaveLength(4);
+    const rows = await app.strapi.db.query('plugin::image-api.api-key').findMany({ where: { key_prefix: 'img_Race' } });
+    expect(rows).toHaveLength(1);
+    const res = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    expect(res.status).toBe(200);
+  });
+});
+
+test('with no server running, on a fresh database', async () => {
+  const db = await createScratchDb();
+  try {
+    const env = { ...process.env, ...db.env, LOG_LEVEL: 'error' };
+    const { stdout } = await cli(['create', '--name', 'offline'], env);
+    expect(stdout.trim().split('\n').pop()).toMatch(/^img_/);
+    const { stdout: listed } = await cli(['list', '--json'], env);
+    expect(JSON.parse(listed).map((k: any) => k.name)).toEqual(['offline']);
+  } finally {
+    await db.drop();
+  }
+});

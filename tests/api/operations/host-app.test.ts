@@ -1,0 +1,32 @@
+/** The host app's own small things an admin meets on every page load. */
+import { startApp, type TestApp } from '../../helpers/app';
+import { startChildApp } from '../../helpers/child-app';
+import { createScratchDb } from '../../../tools/support/scratch-db';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startApp();
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+test('GET /favicon.ico answers the app\'s icon (it was a 500 with a stack trace on every admin page load)', async () => {
+  const res = await app.http.get('/favicon.ico').buffer(true);
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^image\//);
+  expect(Number(res.headers['content-length'])).toBeGreaterThan(100);
+});
+
+test('a boot without IMAGE_API_KEY_SECRET says so, and what it means; with it, nothing', async () => {
+  const boot = async (secret: string | undefined) => {
+    const db = await createScratchDb();
+    const child = await startChildApp({ ...process.env, ...db.env, LOG_LEVEL: 'warn', IMAGE_API_KEY_SECRET: secret });
+    const output = child.output();
+    await child.stop();
+    await db.drop();
+    return output;
+  };
+  expect(await boot('')).toContain('IMAGE_API_KEY_SECRET (keyHashSecret) is not set, so API keys are hashed with API_TOKEN_SALT');
+  expect(await boot('a-secret-of-our-own')).not.toContain('IMAGE_API_KEY_SECRET');
+}, 120_000);

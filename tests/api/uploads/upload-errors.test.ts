@@ -1,0 +1,308 @@
+/** Every row of the error table (README, "Errors"), and what a refusal leaves behind. */
+import fs from 'fs';
+import net from 'net';
+import { useApp } from '../../helpers/app';
+import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server';
+import { html, jpeg, pdf, png, randomBytes, svg, tiff } from '../../helpers/fixtures';
+
+let fixtures: FixtureServer;
+let small: Buffer;
+
+const app = useApp({ IMAGE_API_URL_ALLOWLIST: '127.0.0.1' });
+beforeAll(async () => {
+  fixtures = await startFixtureServer();
+  app.key = await app.createKey();
+  small = await png(32, 32);
+  fixtures.add('small.png', small, 'image/png');
+  fixtures.add('big.bin', Buffer.alloc(10_000_001, 1));
+});
+afterAll(async () => {
+  await fixtures?.close();
+});
+
+const STATUS_TXT: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error', 503: 'Service Unavailable', 507: 'Insufficient Storage',
+};
+
+function expectError(res: any, status: number, code: number, message: RegExp | string) {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(Object.keys(res.body)).toEqual(['status_code', 'error', 'status_txt']);
+  expect(res.body.status_code).toBe(status);
+  expect(res.body.status_txt).toBe(STATUS_TXT[status]);
+  expect(res.body.error.code).toBe(code);
+  expect(res.body.error.message).toMatch(message);
+  expect(res.text).not.toMatch(/\/work\/|node_modules|at .*\.js:\d+|SELECT|INSERT/);
+}
+
+const form = (fields: Record<string, string>, path = '/api/1/upload') => app.http.post(path).type('form').send(fields);
+const b64 = (b: Buffer) => b.toString('base64');
+
+describe('keys', () => {
+  test('no key: 401, 100', async () => {
+    expectError(await form({ source: b64(small) }), 401, 100, /No API key provided/);
+  });
+  test('unknown key: 401, 100', async () => {
+    expectError(await form({ key: 'img_doesnotexist', source: b64(small) }), 401, 100, /Invalid API key/);
+  });
+  test('revoked key: 403, 100', async () => {
+    const revoked = await app.createKey('to revoke');
+    await app.strapi.plugin('image-api').service('api-keys').revoke('to revoke');
+    expectError(await form({ key: revoked, source: b64(small) }), 403, 100, /revoked/);
+  });
+});
+
+describe('request', () => {
+  test('version other than 1: 400, 110', async () => {
+    expectError(await form({ key: app.key, source: b64(small) }, '/api/2/upload'), 400, 110, /Invalid API version/);
+  });
+  test('action other than upload in the path: 400, 120', async () => {
+    expectError(await form({ key: app.key, source: b64(small) }, '/api/1/frobnicate'), 400, 120, /Invalid API action/);
+  });
+  test('action parameter other than upload: 400, 120', async () => {
+    expectError(await form({ key: app.key, action: 'delete', source: b64(small) }), 400, 120, /Invalid API action/);
+  });
+  test('no source: 400, 130', async () => {
+    expectError(await form({ key: app.key }), 400, 130, /Empty upload source/);
+  });
+  test('base64 via GET: 400, 130', async () => {
+    expectError(await app.http.get('/api/1/upload').query({ key: app.key, source: b64(small) }), 400, 130, /must be done using POST/);
+  });
+  test('base64 via GET, too long for the URL limit of the server: still 400, 130', async () => {
+    const long = b64(randomBytes(30_000));
+    expectError(await app.http.get('/api/1/upload').query({ key: app.key, source: long }), 400, 130, /must be done using POST/);
+    expectError(await app.http.get('/api/1/upload/').query({ key: app.key, image: long, format: 'txt' }), 400, 130, /must be done using POST/);
+  });
+  test('headers over the server\'s limit otherwise: 431 in the API\'s shape', async () => {
+    expectError(await app.http.get('/api/1/upload').set('X-Padding', 'x'.repeat(40_000)).query({ key: app.key }), 431, 431, /Request header fields too large/);
+  });
+  test('bad base64: 400, 120', async () => {
+    expectError(await form({ key: app.key, source: 'this is not base64!' }), 400, 120, /Invalid base64 string/);
+  });
+  test('bad format value: 400, 140, as JSON', async () => {
+    expectError(await form({ key: app.key, source: b64(small), format: 'xml' }), 400, 140, /Invalid format/);
+  });
+  test('malformed JSON body: 400', async () => {
+    const res = await app.http.post('/api/1/upload').set('Content-Type', 'application/json').send('{"key": ');
+    expectError(res, 400, 400, /Malformed/);
+  });
+});
+
+describe('content', () => {
+  test.each([
+    ['HTML', html],
+    ['PDF', pdf],
+    ['random bytes', randomBytes(5000)],
+  ])('not an image (%s): 400, 310', async (_label, bytes) => {
+    expectError(await form({ key: app.key, source: b64(bytes) }), 400, 310, /Can't get target upload source info/);
+  });
+
+  test('a truncated JPEG: 400, 311', async () => {
+    const photo = await jpeg(400, 300);
+    expectError(await form({ key: app.key, source: b64(photo.subarray(0, Math.floor(photo.length / 2))) }), 400, 311, /Invalid image/);
+  });
+  test('a PNG with a corrupt body: 400, 311', async () => {
+    const image = Buffer.from(await png(200, 200));
+    image.fill(0x55, 100, image.length - 20);
+    expectError(await form({ key: app.key, source: b64(image) }), 400, 311, /Invalid image/);
+  });
+
+  test('SVG: 415, 314', async () => {
+    expectError(await form({ key: app.key, source: b64(svg) }), 415, 314, 'Disabled image format (svg)');
+  });
+  test('TIFF: 415, 314', async () => {
+    expectError(await form({ key: app.key, source: b64(await tiff()) }), 415, 314, 'Disabled image format (tif)');
+  });
+  test('a type removed from allowedTypes: 415, 314', async () => {
+    app.strapi.config.set('plugin::image-api.allowedTypes', ['png']);
+    try {
+      expectError(await form({ key: app.key, source: b64(await jpeg(10, 10)) }), 415, 314, 'Disabled image format (jpg)');
+    } finally {
+      app.strapi.config.set('plugin::image-api.allowedTypes', ['jpeg', 'png', 'gif', 'webp', 'bmp']);
+    }
+  });
+
+  test('over the pixel limit: 413, 315', async () => {
+    app.strapi.config.set('plugin::image-api.maxPixels', 1000);
+    try {
+      expectError(await form({ key: app.key, source: b64(await png(40, 30)) }), 413, 315, /Image too large - max 0\.001 megapixels/);
+    } finally {
+      app.strapi.config.set('plugin::image-api.maxPixels', 100_000_000);
+    }
+  });
+});
+
+describe('over the byte limit: 413, 313, whichever way the bytes come', () => {
+  const tooBig = /File too big - max 10 MB/;
+  test('file part', async () => {
+    const res = await app.http.post('/api/1/upload').field('key', app.key).attach('source', Buffer.alloc(10_000_001, 7), 'big.png');
+    expectError(res, 413, 313, tooBig);
+  });
+  test('decoded base64', async () => {
+    expectError(await form({ key: app.key, source: b64(Buffer.alloc(10_000_001, 7)) }), 413, 313, tooBig);
+  });
+  test('urlencoded body over the body limit', async () => {
+    const res = await app.http.post('/api/1/upload').type('form').send(`key=${app.key}&source=${'A'.repeat(20_000_000)}`);
+    expectError(res, 413, 313, tooBig);
+  });
+  test('JSON body over the body limit', async () => {
+    const res = await app.http.post('/api/1/upload').send({ key: app.key, source: 'A'.repeat(20_000_000) });
+    expectError(res, 413, 313, tooBig);
+  });
+  test('multipart text field over the body limit', async () => {
+    const res = await app.http.post('/api/1/upload').field('key', app.key).field('description', 'x'.repeat(20_000_000));
+    expectError(res, 413, 313, tooBig);
+  });
+  test('URL download', async () => {
+    expectError(await form({ key: app.key, source: fixtures.url('/img/big.bin') }), 413, 313, tooBig);
+  });
+});
+
+describe('URL sources', () => {
+  test('a non-public address without an allow-list entry: 400, 320', async () => {
+    app.strapi.config.set('plugin::image-api.urlAllowlist', []);
+    const seen = fixtures.requests.length;
+    try {
+      expectError(await form({ key: app.key, source: fixtures.url('/img/small.png') }), 400, 320, /non-public address \(loopback\)/);
+      expectError(await form({ key: app.key, source: 'http://[::1]:1/x.png' }), 400, 320, /non-public address/);
+      expect(fixtures.requests.length).toBe(seen);
+    } finally {
+      app.strapi.config.set('plugin::image-api.urlAllowlist', ['127.0.0.1']);
+    }
+  });
+  test.each(['file:///etc/passwd', 'ftp://127.0.0.1/x.png', 'gopher://127.0.0.1/'])(
+    'a redirect to %s: 400, 320',
+    async (target) => {
+      const res = await form({ key: app.key, source: fixtures.url(`/goto?to=${encodeURIComponent(target)}`) });
+      expectError(res, 400, 320, /Unsupported URL scheme/);
+    }
+  );
+  test('a redirect to a non-public address is checked again: 400, 320', async () => {
+    app.strapi.config.set('plugin::image-api.urlAllowlist', ['127.0.0.1']);
+    const res = await form({ key: app.key, source: fixtures.url(`/goto?to=${encodeURIComponent('http://[::1]/x.png')}`) });
+    expectError(res, 400, 320, /non-public address \(loopback\)/);
+  });
+  test('non-2xx answer: 400, 321', async () => {
+    expectError(await form({ key: app.key, source: fixtures.url('/status/503') }), 400, 321, /HTTP 503/);
+  });
+  test('too many redirects: 400, 321', async () => {
+    fixtures.add('r.png', small, 'image/png');
+    expectError(await form({ key: app.key, source: fixtures.url('/redirect/6/r.png') }), 400, 321, /Too many redirects/);
+  });
+  test('five redirects are followed', async () => {
+    const res = await form({ key: app.key, source: fixtures.url('/redirect/5/r.png') });
+    expect(res.status).toBe(200);
+    expect(res.body.image.original_filename).toBe('r.png');
+  });
+  test('unreachable: 400, 321', async () => {
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise((r) => server.close(r));
+    expectError(await form({ key: app.key, source: `http://127.0.0.1:${port}/x.png` }), 400, 321, /unreachable/);
+  });
+  test('time limit: 400, 321', async () => {
+    app.strapi.config.set('plugin::image-api.fetchTimeoutMs', 300);
+    try {
+      expectError(await form({ key: app.key, source: fixtures.url('/slow') }), 400, 321, /timed out/);
+    } finally {
+      app.strapi.config.set('plugin::image-api.fetchTimeoutMs', 15_000);
+    }
+  });
+});
+
+describe('txt and redirect formats answer errors as plain text with the same status', () => {
+  test.each(['txt', 'redirect'])('format=%s', async (format) => {
+    const res = await form({ key: 'img_nope', source: b64(small), format });
+    expect(res.status).toBe(401);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe('Invalid API key');
+    expect(res.headers.location).toBeUndefined();
+  });
+  test('a body error with format=txt in the query', async () => {
+    const res = await app.http.post('/api/1/upload?format=txt').type('form').send(`key=${app.key}&source=${'A'.repeat(20_000_000)}`);
+    expect(res.status).toBe(413);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe('File too big - max 10 MB');
+  });
+});
+
+test('every refusal above left no file and no row', async () => {
+  const images = await app.strapi.db.query('plugin::image-api.image').findMany({ select: ['name'] });
+  // Only the "five redirects" upload was accepted.
+  expect(images.length).toBe(1);
+  expect(fs.readdirSync(app.uploadsDir).sort()).toEqual(
+    [`${images[0].name}.png`, `${images[0].name}.th.png`, `${images[0].name}.md.png`].sort()
+  );
+});
+
+describe('a storage or database failure leaves nothing behind', () => {
+  test('the provider fails on the third file', async () => {
+    const provider = app.strapi.plugin('upload').provider;
+    const original = provider.upload;
+    let calls = 0;
+    provider.upload = async (file: any) => {
+      if (++calls === 3) throw new Error('disk full at /secret/path');
+      return original.call(provider, file);
+    };
+    const before = new Set(fs.readdirSync(app.uploadsDir));
+    try {
+      const res = await form({ key: app.key, source: b64(small) });
+      expectError(res, 500, 500, 'Internal error');
+    } finally {
+      provider.upload = original;
+    }
+    expect(fs.readdirSync(app.uploadsDir).filter((f) => !before.has(f))).toEqual([]);
+    expect(await app.strapi.db.query('plugin::image-api.image').count()).toBe(1);
+  });
+
+  test('the database goes away before anything is written (the journal insert): 503 with Retry-After', async () => {
+    const before = new Set(fs.readdirSync(app.uploadsDir));
+    const files = await app.strapi.db.query('plugin::upload.file').count();
+    const lost = Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' });
+    const journal = jest.spyOn(app.strapi.plugin('image-api').service('journal'), 'open').mockRejectedValueOnce(lost);
+    try {
+      const res = await form({ key: app.key, source: b64(small) });
+      expectError(res, 503, 503, 'Service unavailable: the database is not answering');
+      expect(res.headers['retry-after']).toBe('5');
+      expect(journal).toHaveBeenCalledTimes(1);
+    } finally {
+      journal.mockRestore();
+    }
+    expect(fs.readdirSync(app.uploadsDir).filter((f) => !before.has(f))).toEqual([]);
+    expect(await app.strapi.db.query('plugin::upload.file').count()).toBe(files);
+  });
+
+  test('the database fails inside the recording transaction, after the files were written', async () => {
+    const before = new Set(fs.readdirSync(app.uploadsDir));
+    const counts = async () => ({
+      files: await app.strapi.db.query('plugin::upload.file').count(),
+      images: await app.strapi.db.query('plugin::image-api.image').count(),
+      pending: await app.strapi.db.query('plugin::image-api.pending-upload').count(),
+    });
+    const start = await counts();
+    const keys = app.strapi.plugin('image-api').service('api-keys');
+    const written: string[] = [];
+    const provider = app.strapi.plugin('upload').provider;
+    const uploadStream = provider.upload;
+    provider.upload = async (file: any) => {
+      written.push(`${file.hash}${file.ext}`);
+      return uploadStream.call(provider, file);
+    };
+    // Runs after the file row is inserted, inside the transaction; not retried (the folder is there).
+    const recordUse = jest.spyOn(keys, 'recordUse').mockRejectedValue(new Error('deadlock'));
+    let attempts = 0;
+    try {
+      expectError(await form({ key: app.key, source: b64(small) }), 500, 500, 'Internal error');
+      attempts = recordUse.mock.calls.length;
+    } finally {
+      recordUse.mockRestore();
+      provider.upload = uploadStream;
+    }
+    expect(written).toHaveLength(3);
+    expect(attempts).toBe(1);
+    expect(fs.readdirSync(app.uploadsDir).filter((f) => !before.has(f))).toEqual([]);
+    expect(await counts()).toEqual(start);
+  });
+});

@@ -1,0 +1,245 @@
+#!/usr/bin/env node
+/**
+ * Upload throughput against the image-processing floor.
+ *
+ *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8]
+ *                    [--skip stock,sources,50mp,rss] [--profile] [--threads] [--node-flags="--trace-gc"] [--server-log F]
+ *   npm run bench -- --print report.json      (the tables of an earlier --json run)
+ *
+ * Starts the production app (server.js) twice, each server on a scratch SQLite database with rate
+ * limits off (one serves b, the other c: see setUp), generates its fixtures (fixtures.js), then
+ * measures, alternating in one run:
+ *   a. floor:  the bare pipeline in this process (floor.js);
+ *   b. ours:   POST /api/1/upload, multipart;
+ *   c. stock:  Strapi's POST /api/upload with default upload settings.
+ * Prints req/s, p50, p99, the server's peak RSS, the ratios b/a and b/c, and the CPU time per upload
+ * (all threads, and the main thread alone: where the per-request overhead shows); then base64 and URL
+ * sources against multipart; and, on the fresh server, the RSS cost of one 50 MP upload and the peak
+ * RSS of a concurrency-8 run of 12 MP uploads. Only loopback traffic.
+ */
+'use strict';
+
+const fs = require('fs');
+const http = require('http');
+const os = require('os');
+const path = require('path');
+const { parseArgs } = require('util');
+const sharp = require('sharp');
+const { ensureBuilt } = require('../support/ensure-built');
+const { loadFixtures } = require('./fixtures');
+const { floorPipeline } = require('./floor');
+const { expectOk, measure, post, summarize } = require('./http-load');
+const { multipart } = require('../support/multipart');
+const { cpuBetween, rssMb, sampleRss, threadCpuMs } = require('../support/process-stats');
+const { printReport } = require('./report');
+const { startFixtureServer, startServer } = require('./servers');
+
+const { APP_DIR: ROOT } = require('../support/paths');
+
+const { values: opts } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '2' },
+    only: { type: 'string' },
+    concurrency: { type: 'string', default: '1,2,8' },
+    // Write a V8 CPU profile of the server to bench/out/profile (node --cpu-prof).
+    profile: { type: 'boolean', default: false },
+    // Skip parts: e.g. --skip stock,sources,50mp while profiling.
+    skip: { type: 'string', default: '' },
+    // Diagnostics: CPU per upload by thread group; Node flags for the server (e.g. "--trace-gc");
+    // a file that gets the server's stdout (where such traces go).
+    threads: { type: 'boolean', default: false },
+    'node-flags': { type: 'string' },
+    'server-log': { type: 'string' },
+    // Prints the tables of an earlier `--json` report instead of measuring.
+    print: { type: 'string' },
+  },
+});
+const SECONDS = Number(opts.seconds);
+const ROUNDS = Number(opts.rounds);
+const CONCURRENCY = opts.concurrency.split(',').map(Number);
+const SKIP = new Set(opts.skip.split(',').filter(Boolean));
+const MODES = ['floor', 'ours', 'stock'].filter((m) => !SKIP.has(m));
+const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
+
+/** Before each cell: what the last one left running (a collection, closing sockets) must not be charged to it. */
+const quietMoment = () => new Promise((r) => setTimeout(r, 300));
+
+/** Runs `once` in a closed loop while watching process `pid`: the sample gets its CPU time. */
+async function measureOn(pid, once, concurrency) {
+  const before = threadCpuMs(pid);
+  const sample = await measure(once, concurrency, SECONDS);
+  return Object.assign(sample, cpuBetween(before, threadCpuMs(pid)));
+}
+
+/** The servers, the fixtures and their request bodies, and one runner per mode. */
+async function setUp() {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-bench-'));
+  const floorDir = path.join(workDir, 'floor');
+  fs.mkdirSync(floorDir);
+  log('bench: fixtures…');
+  const fixtures = await loadFixtures(path.join(__dirname, 'out', 'fixtures'));
+  const names = (opts.only ? opts.only.split(',') : ['jpeg-12mp', 'jpeg-1.7mp', 'png-800']).filter((n) => fixtures[n]);
+
+  // Two servers of the same app: one for our endpoint (and the RSS checks), one for the stock
+  // upload. In one shared process the stock uploads (four resized copies each, formidable temp
+  // files) grow the heap and every later garbage collection of ours costs more: the bench would
+  // charge our endpoint for the stock path's leftovers. Each is measured on a process of its own.
+  log('bench: starting the production app…');
+  const diagnostics = {
+    nodeFlags: [
+      ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'out', 'profile')}`] : []),
+      ...(opts['node-flags'] ? opts['node-flags'].split(' ').filter(Boolean) : []),
+    ],
+    serverLog: opts['server-log'] ?? null,
+  };
+  const server = await startServer(path.join(workDir, 'ours'), diagnostics);
+  const stockServer = MODES.includes('stock') ? await startServer(path.join(workDir, 'stock')) : null;
+  const sources = await startFixtureServer(fixtures);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+  const bodies = {};
+  for (const name of [...names, 'jpeg-50mp']) {
+    const f = fixtures[name];
+    bodies[name] = {
+      ours: multipart({ key: server.key }, { field: 'source', name: f.file, type: f.type, bytes: f.bytes }),
+      stock: multipart({}, { field: 'files', name: f.file, type: f.type, bytes: f.bytes }),
+      base64: Buffer.from(`key=${server.key}&source=${encodeURIComponent(f.bytes.toString('base64'))}`),
+      url: Buffer.from(`key=${server.key}&source=${encodeURIComponent(`http://127.0.0.1:${sources.port}/${f.file}`)}`),
+    };
+  }
+  const upload = (port, body, headers = {}) => async () =>
+    expectOk(await post(agent, port, '/api/1/upload', { 'content-type': body.type, ...headers }, body.body));
+  const form = (body) => ({ type: 'application/x-www-form-urlencoded', body });
+  const runners = {
+    floor: (name) => () => floorPipeline(fixtures[name], floorDir),
+    ours: (name) => upload(server.port, bodies[name].ours),
+    stock: (name) => async () =>
+      expectOk(await post(agent, stockServer.port, '/api/upload', { 'content-type': bodies[name].stock.type, authorization: `Bearer ${stockServer.token}` }, bodies[name].stock.body)),
+    base64: (name) => upload(server.port, form(bodies[name].base64)),
+    url: (name) => upload(server.port, form(bodies[name].url)),
+  };
+  const pids = { floor: process.pid, ours: server.pid, stock: stockServer?.pid };
+  return { workDir, fixtures, names, server, stockServer, sources, agent, bodies, runners, pids };
+}
+
+async function tearDown({ workDir, server, stockServer, sources, agent }) {
+  agent.destroy();
+  sources.close();
+  await server.stop();
+  await stockServer?.stop();
+  fs.rmSync(workDir, { recursive: true, force: true });
+}
+
+/**
+ * One 50 MP upload on the fresh server (after one small warm-up upload): what it adds to the peak
+ * RSS. Later, after the load runs, the allocator keeps memory and hides the difference.
+ */
+async function measureFiftyMp({ names, runners, server, agent, bodies }) {
+  await runners.ours(names[names.length - 1])();
+  await new Promise((r) => setTimeout(r, 500));
+  const idleRssMb = rssMb(server.pid);
+  const stop = sampleRss(server.pid);
+  const big = bodies['jpeg-50mp'].ours;
+  const res = await post(agent, server.port, '/api/1/upload', { 'content-type': big.type }, big.body);
+  const peakRssMb = stop();
+  return { status: res.status, idleRssMb, peakRssMb, addedMb: peakRssMb - idleRssMb };
+}
+
+/** Peak RSS through a concurrency-8 run of 12 MP uploads, on the fresh server. */
+async function measureRss12mp({ runners, server }) {
+  const stop = sampleRss(server.pid);
+  const beforeMb = rssMb(server.pid);
+  const run = await measure(runners.ours('jpeg-12mp'), 8, SECONDS);
+  return { beforeMb, peakMb: stop(), rps: run.count / run.elapsed, errors: run.errors };
+}
+
+/** Every path once (JIT, sharp, the stock plugin's folder). */
+async function warmUp({ names, runners }) {
+  for (const name of names) {
+    for (const mode of [...MODES, 'base64', 'url']) await runners[mode](name)().catch((e) => log(`warm-up ${mode} ${name}: ${e.message}`));
+  }
+}
+
+function logSample(name, concurrency, mode, round, sample) {
+  const perUpload = (ms) => (ms / Math.max(1, sample.count)).toFixed(1);
+  log(
+    `  ${name} c=${concurrency} ${mode} round ${round + 1}: ${(sample.count / sample.elapsed).toFixed(2)} req/s, ` +
+      `CPU ms/upload ${perUpload(sample.cpu.total)} (main thread ${perUpload(sample.cpu.main)})${sample.errors ? `, ${sample.errors} errors` : ''}`
+  );
+  if (opts.threads) log(`      by thread: ${Object.entries(sample.cpuByThread).map(([n, ms]) => `${n} ${perUpload(ms)}`).join(', ')}`);
+}
+
+/** One row of the main table: floor, ours and stock, alternating, ROUNDS times. */
+async function measureCell({ runners, pids }, name, concurrency) {
+  const samples = { floor: [], ours: [], stock: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const mode of MODES) {
+      await quietMoment();
+      const stop = sampleRss(pids[mode]);
+      const sample = await measureOn(pids[mode], runners[mode](name), concurrency);
+      sample.peakRssMb = stop();
+      samples[mode].push(sample);
+      logSample(name, concurrency, mode, round, sample);
+    }
+  }
+  const none = [{ count: 0, elapsed: 1, latencies: [], errors: 0 }];
+  const row = { fixture: name, concurrency, floor: summarize(samples.floor), ours: summarize(samples.ours), stock: summarize(samples.stock.length ? samples.stock : none) };
+  return { ...row, oursOverFloor: row.ours.rps / row.floor.rps, oursOverStock: row.ours.rps / row.stock.rps };
+}
+
+async function measureCells(bench) {
+  const rows = [];
+  for (const name of bench.names) for (const concurrency of CONCURRENCY) rows.push(await measureCell(bench, name, concurrency));
+  return rows;
+}
+
+/** Base64 and URL sources against multipart, at concurrency 2, alternating. */
+async function measureSources({ names, runners, server }) {
+  const rows = [];
+  for (const name of names) {
+    const samples = { ours: [], base64: [], url: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of Object.keys(samples)) {
+        await quietMoment();
+        samples[mode].push(await measureOn(server.pid, runners[mode](name), 2));
+      }
+    }
+    const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
+    rows.push({ fixture: name, multipart: s.ours.rps, base64: s.base64.rps, url: s.url.rps, base64OverMultipart: s.base64.rps / s.ours.rps, urlOverMultipart: s.url.rps / s.ours.rps });
+    const line = (k) => `${s[k].rps.toFixed(2)} req/s (CPU ms/upload ${s[k].cpuMsPerUpload.toFixed(1)}, main thread ${s[k].mainThreadCpuMsPerUpload.toFixed(1)})`;
+    log(`  ${name} sources: multipart ${line('ours')}, base64 ${line('base64')}, url ${line('url')}`);
+  }
+  return rows;
+}
+
+function machine() {
+  const sharpVersion = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/sharp/package.json'), 'utf8')).version;
+  const cpus = os.cpus();
+  return { cpus: cpus.length, cpu: cpus[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version, sharp: sharpVersion, libvips: sharp.versions.vips };
+}
+
+async function main() {
+  await ensureBuilt();
+  const bench = await setUp();
+  const report = { machine: machine(), seconds: SECONDS, rounds: ROUNDS, fiftyMp: null, rss12mp: null, results: [], sources: [] };
+  try {
+    // The memory figures first, on the fresh server.
+    if (!SKIP.has('50mp')) report.fiftyMp = await measureFiftyMp(bench);
+    if (!SKIP.has('rss') && bench.bodies['jpeg-12mp']) report.rss12mp = await measureRss12mp(bench);
+    await warmUp(bench);
+    report.results = await measureCells(bench);
+    if (!SKIP.has('sources')) report.sources = await measureSources(bench);
+  } finally {
+    await tearDown(bench);
+  }
+  if (opts.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else printReport(report);
+}
+
+const run = opts.print ? async () => printReport(JSON.parse(fs.readFileSync(opts.print, 'utf8'))) : main;
+run().catch((error) => {
+  process.stderr.write(`bench: ${error.stack}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,68 @@
+'use strict';
+/**
+ * nginx in front of the instances, as an operator would run it: round robin, keep-alive to the
+ * instances, and the client's address in X-Forwarded-For (set, not appended: a client's own
+ * X-Forwarded-For never reaches the instances, which trust only this proxy).
+ */
+const fs = require('fs');
+const path = require('path');
+const { ensurePackages } = require('../support/debian-packages');
+const { waitForPort } = require('../support/ports');
+const { startProcess } = require('../support/processes');
+
+function nginxConf(dir, port, instancePorts) {
+  return `worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+daemon off;
+events { worker_connections 1024; }
+http {
+  # Which instance served each request (the cluster test reads it).
+  log_format upstream '$remote_addr "$request" $status $upstream_addr $request_time';
+  access_log ${dir}/access.log upstream;
+  client_body_temp_path ${dir}/temp/body;
+  proxy_temp_path ${dir}/temp/proxy;
+  fastcgi_temp_path ${dir}/temp/fastcgi;
+  uwsgi_temp_path ${dir}/temp/uwsgi;
+  scgi_temp_path ${dir}/temp/scgi;
+  # Above the API's own limit, so an oversized upload gets the API's 413 in its error shape.
+  client_max_body_size 64m;
+  upstream image_api {
+${instancePorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n')}
+    keepalive 32;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://image_api;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_connect_timeout 5s;
+      proxy_send_timeout 60s;
+      proxy_read_timeout 60s;
+      # A GET goes to the other instance when one is down or draining; a POST is never replayed
+      # (nginx does not retry non-idempotent requests): clients retry uploads with Idempotency-Key.
+      proxy_next_upstream error timeout http_502 http_503;
+    }
+  }
+}
+`;
+}
+
+async function startNginx(dir, log, instancePorts, port) {
+  ensurePackages(['nginx'], ['nginx'], log);
+  fs.mkdirSync(path.join(dir, 'temp'), { recursive: true });
+  // Its workers run as nobody and write request bodies under temp/.
+  fs.chmodSync(dir, 0o777);
+  fs.chmodSync(path.join(dir, 'temp'), 0o777);
+  const conf = path.join(dir, 'nginx.conf');
+  fs.writeFileSync(conf, nginxConf(dir, port, instancePorts));
+  const child = startProcess('nginx', ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { log: path.join(dir, 'nginx.out') });
+  await waitForPort(port, 30000, 'nginx');
+  return { pid: child.pid, port, url: `http://127.0.0.1:${port}` };
+}
+
+module.exports = { startNginx };
