@@ -6,32 +6,22 @@
  * Screenshots go to docs/screenshots/.
  */
 import fs from 'fs';
-import os from 'os';
 import path from 'path';
 import request from 'supertest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startChildApp, type ChildApp } from '../helpers/child-app';
-import { createScratchDb, type ScratchDb } from '../../tools/support/scratch-db';
+import type { Browser, Page } from 'playwright-core';
+import type { ChildApp } from '../helpers/child-app';
 import { png } from '../helpers/fixtures';
-
-const SHOTS = path.join(__dirname, '..', '..', 'docs', 'screenshots');
+import { SHOTS, startBrowserApp, type BrowserApp } from './helpers/browser-app';
 const ADMIN = { firstname: 'Ada', lastname: 'Admin', email: 'ada@img.test', password: 'Browser-pass-1234' };
 
-let db: ScratchDb;
-let publicDir: string;
+let started: BrowserApp;
 let app: ChildApp;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  db = await createScratchDb('sqlite');
-  publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-browser-'));
-  fs.mkdirSync(path.join(publicDir, 'uploads'));
-  app = await startChildApp({ ...db.env, PUBLIC_DIR: publicDir, LOG_LEVEL: 'warn', IMAGE_API_RATE_LIMIT: 'off' });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  started = await startBrowserApp({ IMAGE_API_RATE_LIMIT: 'off' });
+  ({ app, browser } = started);
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
   page = await context.newPage();
@@ -39,10 +29,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  await db?.drop();
-  if (publicDir) fs.rmSync(publicDir, { recursive: true, force: true });
+  await started?.stop();
 });
 
 const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });

@@ -3,36 +3,22 @@
  * the OpenAPI document with its upload operation; no request leaves the app's origin (it works
  * offline). Its screenshot goes to docs/screenshots/api-docs.png.
  */
-import fs from 'fs';
-import os from 'os';
 import path from 'path';
-import { chromium, type Browser } from 'playwright-core';
-import { startChildApp, type ChildApp } from '../helpers/child-app';
-import { createScratchDb, type ScratchDb } from '../../tools/support/scratch-db';
+import type { Browser } from 'playwright-core';
+import type { ChildApp } from '../helpers/child-app';
+import { SHOTS, startBrowserApp, type BrowserApp } from './helpers/browser-app';
 
-const SHOTS = path.join(__dirname, '..', '..', 'docs', 'screenshots');
-
-let db: ScratchDb;
-let publicDir: string;
+let started: BrowserApp;
 let app: ChildApp;
 let browser: Browser;
 
 beforeAll(async () => {
-  db = await createScratchDb('sqlite');
-  publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-browser-docs-'));
-  fs.mkdirSync(path.join(publicDir, 'uploads'));
-  app = await startChildApp({ ...db.env, PUBLIC_DIR: publicDir, LOG_LEVEL: 'warn' });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  started = await startBrowserApp();
+  ({ app, browser } = started);
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-  await db?.drop();
-  if (publicDir) fs.rmSync(publicDir, { recursive: true, force: true });
+  await started?.stop();
 });
 
 test('the docs page renders the upload operation, from the app alone', async () => {

@@ -138,5 +138,8 @@ export function useApp(env: Record<string, string> = {}): SuiteApp {
       if (!started) throw new Error(`the app is not booted yet (app.${String(name)} outside a test or hook)`);
       return started[name as keyof SuiteApp];
     },
+    set(_target, name) {
+      throw new Error(`useApp(): app.${String(name)} is read-only (make another key with app.createKey())`);
+    },
   });
 }

@@ -16,7 +16,6 @@ let port: number;
 
 const app = useApp();
 beforeAll(async () => {
-  app.key = await app.createKey();
   corpus = await buildCorpus();
   await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
   port = (app.strapi.server.httpServer.address() as AddressInfo).port;

@@ -12,7 +12,6 @@ let port: number;
 
 const app = useApp();
 beforeAll(async () => {
-  app.key = await app.createKey();
   image = await png(64, 48);
   await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
   port = (app.strapi.server.httpServer.address() as net.AddressInfo).port;

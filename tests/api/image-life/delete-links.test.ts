@@ -13,7 +13,6 @@ let picture: Buffer;
 
 const app = useApp();
 beforeAll(async () => {
-  app.key = await app.createKey();
   picture = await png(300, 200);
 });
 

@@ -15,7 +15,6 @@ let picture: Buffer;
 
 const app = useApp();
 beforeAll(async () => {
-  app.key = await app.createKey();
   picture = await png(64, 64);
 });
 

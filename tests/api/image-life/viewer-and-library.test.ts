@@ -5,9 +5,6 @@ import { adminToken } from '../../helpers/admin';
 import { jpeg } from '../../helpers/fixtures';
 
 const app = useApp();
-beforeAll(async () => {
-  app.key = await app.createKey();
-});
 
 const upload = async (fields: Record<string, string> = {}) => {
   const res = await app.upload(app.key, await jpeg(900, 600), { fields, filename: 'sunset.jpg', keyIn: 'field' });

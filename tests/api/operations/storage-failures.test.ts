@@ -13,7 +13,6 @@ let image: Buffer;
 
 const app = useApp({ IMAGE_API_SWEEP_AFTER_MS: '0' });
 beforeAll(async () => {
-  app.key = await app.createKey();
   image = await png(64, 48);
 });
 

@@ -12,7 +12,6 @@ let image: Buffer;
 
 const app = useApp();
 beforeAll(async () => {
-  app.key = await app.createKey();
   image = await png(64, 48);
 });
 

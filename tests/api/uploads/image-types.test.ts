@@ -5,9 +5,6 @@ import { animated, bmp, gif, jpeg, png, rotatedJpeg, webp } from '../../helpers/
 import { binaryParser, expectServedFiles, expectUploadJson } from '../../helpers/image-json';
 
 const app = useApp();
-beforeAll(async () => {
-  app.key = await app.createKey();
-});
 
 const upload = (bytes: Buffer, filename: string) => app.upload(app.key, bytes, { filename, keyIn: 'field' });
 

@@ -6,9 +6,6 @@ import { jpeg, PERSONAL_EXIF, withPersonalExif } from '../../helpers/fixtures';
 import { binaryParser } from '../../helpers/image-json';
 
 const app = useApp();
-beforeAll(async () => {
-  app.key = await app.createKey();
-});
 
 const upload = (bytes: Buffer, filename: string) => app.upload(app.key, bytes, { filename });
 const fetchBytes = async (url: string): Promise<Buffer> => (await app.http.get(app.pathOf(url)).buffer(true).parse(binaryParser)).body;

@@ -11,7 +11,6 @@ let small: Buffer;
 const app = useApp({ IMAGE_API_URL_ALLOWLIST: '127.0.0.1' });
 beforeAll(async () => {
   fixtures = await startFixtureServer();
-  app.key = await app.createKey();
   small = await png(64, 48);
   fixtures.add('small.png', small, 'image/png');
 });

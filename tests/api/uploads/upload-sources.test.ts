@@ -15,7 +15,6 @@ let photo: Buffer;
 const app = useApp({ IMAGE_API_URL_ALLOWLIST: '127.0.0.1' });
 beforeAll(async () => {
   fixtures = await startFixtureServer();
-  app.key = await app.createKey();
   photo = await jpeg(1200, 800);
   fixtures.add('photo.jpg', photo, 'image/jpeg');
 });

@@ -9,9 +9,6 @@ import { animated, jpeg, png } from '../../helpers/fixtures';
 import { expectServedFiles, expectUploadJson } from '../../helpers/image-json';
 
 const app = useApp();
-beforeAll(async () => {
-  app.key = await app.createKey();
-});
 
 const upload = (bytes: Buffer, fields: Record<string, string | number>, filename = 'a.png') => app.upload(app.key, bytes, { fields, filename });
 

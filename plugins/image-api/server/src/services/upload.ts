@@ -15,25 +15,18 @@ import type { RequestScope } from '../requests/request-scope';
 import { settleAll } from '../images/settle-all';
 import { createAddressPolicy, type AddressPolicy } from '../sources/address-policy';
 import { readSource } from '../sources/read-source';
+import type { CommonParams, UploadParams } from '../http/request-params';
 import type { SourceInput } from '../http/source-precedence';
 import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName, libraryName } from '../images/naming';
 import { errors } from '../http/api-error';
 import { expirationSeconds, type ExpirationLimits } from '../http/expiration';
 import { getConfig, getService } from '../get-service';
 
-/** What the client asked to store, and how. */
-export interface UploadRequest {
-  source: SourceInput;
-  title: string | null;
-  description: string | null;
-  nsfw: boolean;
-  /** Resize the stored original to this width (never enlarged). */
-  width: number | null;
-  /** A folder at or below the key's (checked here). */
-  albumId: number | null;
-  /** Seconds until it expires; null: the key's default, if any. */
-  expiration: number | null;
-}
+/**
+ * What the client asked to store, and how: the upload's parameters (http/request-params.ts) with a
+ * source; the album is checked here against the key's folder, the expiration against its default.
+ */
+export type UploadRequest = Omit<UploadParams, keyof CommonParams | 'source'> & { source: SourceInput };
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   /**

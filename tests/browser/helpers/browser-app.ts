@@ -1,0 +1,39 @@
+/**
+ * The browser tests' setup: the app as a child process on a scratch SQLite database with a public
+ * folder of its own, and Debian's Chromium driven by Playwright. Screenshots go to SHOTS.
+ */
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+import { chromium, type Browser } from 'playwright-core';
+import { startChildApp, type ChildApp } from '../../helpers/child-app';
+import { createScratchDb } from '../../../tools/support/scratch-db';
+
+export const SHOTS = path.join(__dirname, '..', '..', '..', 'docs', 'screenshots');
+
+export interface BrowserApp {
+  app: ChildApp;
+  browser: Browser;
+  stop(): Promise<void>;
+}
+
+export async function startBrowserApp(env: Record<string, string> = {}): Promise<BrowserApp> {
+  const db = await createScratchDb('sqlite');
+  const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-browser-'));
+  fs.mkdirSync(path.join(publicDir, 'uploads'));
+  const app = await startChildApp({ ...db.env, PUBLIC_DIR: publicDir, LOG_LEVEL: 'warn', ...env });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  return {
+    app,
+    browser,
+    async stop() {
+      await browser.close();
+      await app.stop();
+      await db.drop();
+      fs.rmSync(publicDir, { recursive: true, force: true });
+    },
+  };
+}
