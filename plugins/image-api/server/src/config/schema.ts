@@ -1,7 +1,9 @@
 /**
- * Every option of the plugin, with its default, its check and its message, in one joi schema; the
- * `ImageApiConfig` type is derived from it. An app sets options in `config/plugins.ts` →
- * `'image-api': { config: { ... } }`; the README's Configuration section lists them.
+ * Every option of the plugin, with its default, its check, its message and its description, in one
+ * joi schema; the `ImageApiConfig` type is derived from it. An app sets options in
+ * `config/plugins.ts` → `'image-api': { config: { ... } }`, or through their environment variables
+ * (environment.ts). docs/configuration.md's table is generated from the descriptions here
+ * (`npm run docs:options`), and a test fails when it is not.
  */
 import Joi from 'joi';
 import { parseRateLimit } from './rate-limit';
@@ -33,58 +35,46 @@ const timeZone = <T>(value: T): T => {
 };
 
 const options = {
-  /** Absolute base URL of every URL the API returns; null: Strapi's `server.url`. */
-  publicUrl: Joi.string<string | null>().uri({ scheme: ['http', 'https'] }).allow(null).empty('').default(null),
-  /** Largest accepted image, in bytes (decoded base64, downloaded URL body, file part). */
-  maxBytes: positiveInt().default(10_000_000),
-  /** Largest accepted image in pixels (width × height × frames). */
-  maxPixels: positiveInt().default(100_000_000),
-  /** Image types accepted. */
+  publicUrl: Joi.string<string | null>().uri({ scheme: ['http', 'https'] }).allow(null).empty('').default(null)
+    .description('Absolute base URL of every URL the API returns; null: Strapi\'s `server.url`.'),
+  maxBytes: positiveInt().default(10_000_000)
+    .description('Largest accepted image, in bytes (decoded base64, downloaded URL body, file part).'),
+  maxPixels: positiveInt().default(100_000_000)
+    .description('Largest accepted image in pixels (width × height × frames).'),
   allowedTypes: Joi.array()
     .items(Joi.string<ImageType>().valid(...IMAGE_TYPES))
     .min(1)
-    .default(() => [...IMAGE_TYPES]),
-  /** Edge of the square `.th` variant. */
-  thumbSize: positiveInt().default(160),
-  /** Width of the `.md` variant (never scaled up). */
-  mediumWidth: positiveInt().default(500),
-  /** JPEG (and WebP) quality of re-encoded originals and of the variants. */
-  jpegQuality: Joi.number().integer().min(1).max(100).empty('').default(85),
-  /** IANA time zone of the `date` field. */
-  timeZone: Joi.string().custom(timeZone, 'an IANA time zone').empty('').default('UTC'),
-  /** URL sources: total time limit in milliseconds. */
-  fetchTimeoutMs: positiveInt().default(15_000),
-  /** URL sources: redirects followed at most. */
-  fetchMaxRedirects: Joi.number().integer().min(0).empty('').default(5),
-  /** URL sources: hosts, addresses or CIDR ranges allowed although not public. */
+    .default(() => [...IMAGE_TYPES])
+    .description('Image types accepted.'),
+  thumbSize: positiveInt().default(160).description('Edge of the square `.th` variant.'),
+  mediumWidth: positiveInt().default(500).description('Width of the `.md` variant (never scaled up).'),
+  jpegQuality: Joi.number().integer().min(1).max(100).empty('').default(85)
+    .description('JPEG (and WebP) quality of re-encoded originals and of the variants.'),
+  timeZone: Joi.string().custom(timeZone, 'an IANA time zone').empty('').default('UTC')
+    .description('IANA time zone of the `date` field.'),
+  fetchTimeoutMs: positiveInt().default(15_000).description('URL sources: total time limit in milliseconds.'),
+  fetchMaxRedirects: Joi.number().integer().min(0).empty('').default(5)
+    .description('URL sources: redirects followed at most.'),
   urlAllowlist: Joi.array()
     .items(Joi.string().allow(''))
     .custom(grammar(parseAllowlist), 'the URL allow-list grammar')
-    .default(() => []),
-  /**
-   * The imgbb dialect's upload path, at the server root (contract §10): imgbb clients need only a new
-   * host. null turns it off.
-   */
+    .default(() => [])
+    .description('URL sources: hosts, addresses or CIDR ranges allowed although not public.'),
   imgbbPath: Joi.string<string | null>()
     .pattern(/^\/[A-Za-z0-9._~\/-]*[^/]$/, { name: 'absolute path' })
     .allow(null)
     .empty('')
-    .default('/1/upload'),
-  /** `Access-Control-Allow-Origin` values; `['*']` allows any origin. */
+    .default('/1/upload')
+    .description('The imgbb dialect\'s upload path, at the server root (contract §10): imgbb clients need only a new host. null (its variable: `off`) turns it off.'),
   corsOrigins: Joi.array()
     .items(Joi.string())
-    .default(() => ['*']),
-  /** Shortest expiration an upload may ask, in seconds. */
-  minExpiration: positiveInt().default(60),
-  /** Longest expiration an upload may ask, in seconds (180 days). */
-  maxExpiration: positiveInt().min(Joi.ref('minExpiration')).default(15_552_000),
-  /** How often each instance sweeps expired images away, in seconds. */
-  expirySweepSeconds: positiveInt().default(60),
-  /**
-   * The debris sweep removes crash debris older than this (uploads in flight elsewhere are younger).
-   * Never below a minute, which outlasts any upload's write-and-record step; test suites
-   * (NODE_ENV=test) may go lower, to see the sweep at work without waiting.
-   */
+    .default(() => ['*'])
+    .description('`Access-Control-Allow-Origin` values; `[\'*\']` allows any origin.'),
+  minExpiration: positiveInt().default(60).description('Shortest expiration an upload may ask, in seconds.'),
+  maxExpiration: positiveInt().min(Joi.ref('minExpiration')).default(15_552_000)
+    .description('Longest expiration an upload may ask, in seconds (180 days).'),
+  expirySweepSeconds: positiveInt().default(60)
+    .description('How often each instance sweeps expired images away, in seconds.'),
   sweepAfterMs: Joi.number()
     .integer()
     .min(0)
@@ -93,65 +83,60 @@ const options = {
       return ms;
     }, 'a safe age')
     .empty('')
-    .default(10 * 60 * 1000),
-  /** How often each instance runs the debris sweep (crash debris, Idempotency-Key rows past 24 h), in seconds. */
-  debrisSweepSeconds: positiveInt().default(300),
-  /** Upload-route requests in flight at once per process; past it, 503 with Retry-After before the body is read. */
-  maxRequestsInFlight: positiveInt().default(16),
-  /** Bytes of request bodies (as declared) in flight at once per process; past it, 503 likewise. */
-  maxBodyBytesInFlight: positiveInt().default(200_000_000),
-  /**
-   * Upload-route requests in flight at once from one client address (as `trustedProxies` tell it);
-   * past it, 429 with Retry-After before the body is read. null: a quarter of `maxRequestsInFlight`.
-   */
-  maxRequestsPerAddress: positiveIntOrNull(),
-  /** A request body not wholly arrived this long (ms) after the request came is cut with a 408, however steadily it trickles. */
-  bodyTimeoutMs: positiveInt().default(120_000),
-  /** A request body with no byte for this long (ms) is cut with a 408. */
-  bodyIdleTimeoutMs: positiveInt().default(10_000),
-  /** A request body slower than this (bytes/s, averaged over each bodyIdleTimeoutMs) is cut with a 408; 0: silence only. */
-  bodyMinBytesPerSecond: Joi.number().integer().min(0).empty('').default(1024),
-  /** On shutdown (SIGTERM), how long requests in flight may take to finish before the process exits, ms. */
-  shutdownTimeoutMs: Joi.number().integer().min(0).empty('').default(25_000),
-  /** Parent of per-request temp folders; null: <os tmpdir>/strapi-image-api. */
-  tmpDir: Joi.string<string | null>().pattern(/^\//, { name: 'absolute path' }).allow(null).empty('').default(null),
-  /** Name of the Media Library folder API uploads go to. */
-  folderName: Joi.string().pattern(/\S/, { name: 'not blank' }).empty('').default('API uploads'),
-  /** How long a key lookup is reused (ms); other instances see a key change within this time. */
-  keyCacheMs: Joi.number().integer().min(0).max(5000).empty('').default(2000),
-  /** Uploads whose images are processed at once per process; null: one per CPU core. */
-  imageConcurrency: positiveIntOrNull(),
-  /** libvips threads per image operation (process-wide); null: the cores divided among `imageConcurrency` images, at least one. */
-  sharpThreads: positiveIntOrNull(),
-  /** V8 heap growth before a full collection, in % of the live heap (process-wide); null: V8's own heuristic. */
-  heapGrowingPercent: Joi.number<number | null>().integer().min(1).max(300).allow(null).empty('').default(null),
-  /** Block every libvips loader but JPEG, PNG, GIF and WebP, process-wide. */
-  blockUnusedDecoders: Joi.boolean().strict().default(true),
-  /** Keep EXIF/XMP/IPTC (GPS included) in stored originals and report it in original_exifdata. */
-  keepExif: Joi.boolean().strict().default(false),
-  /** HMAC secret of API key hashes; null: the admin API token salt. */
-  keyHashSecret: Joi.string<string | null>().min(1).allow(null).empty('').default(null),
-  /** A key made sure to exist at boot (declarative provisioning). */
-  bootstrapKey: Joi.string<string | null>().min(1).allow(null).empty('').default(null),
-  /** Uploads per key, e.g. "50/minute,500/hour,1000/day", or "off" (config/rate-limit.ts). A key may override it. */
-  rateLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('50/minute,500/hour,1000/day'),
-  /** Failed authentications per client address, e.g. "10/minute", or "off". */
-  failedAuthLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('10/minute'),
-  /**
-   * Proxies whose X-Forwarded-For is believed for the client's address (addresses, CIDR ranges,
-   * `loopback`, `linklocal`, `uniquelocal`); empty: the connection's peer is the client.
-   */
+    .default(10 * 60 * 1000)
+    .description('The debris sweep removes crash debris older than this (uploads in flight elsewhere are younger). Never below a minute, which outlasts any upload\'s write-and-record step; test suites (NODE_ENV=test) may go lower, to see the sweep at work without waiting.'),
+  debrisSweepSeconds: positiveInt().default(300)
+    .description('How often each instance runs the debris sweep (crash debris, Idempotency-Key rows past 24 h), in seconds.'),
+  maxRequestsInFlight: positiveInt().default(16)
+    .description('Upload-route requests in flight at once per process; past it, 503 with Retry-After before the body is read.'),
+  maxBodyBytesInFlight: positiveInt().default(200_000_000)
+    .description('Bytes of request bodies (as declared) in flight at once per process; past it, 503 likewise.'),
+  maxRequestsPerAddress: positiveIntOrNull()
+    .description('Upload-route requests in flight at once from one client address (as `trustedProxies` tell it); past it, 429 with Retry-After before the body is read. null: a quarter of `maxRequestsInFlight`.'),
+  bodyTimeoutMs: positiveInt().default(120_000)
+    .description('A request body not wholly arrived this long (ms) after the request came is cut with a 408, however steadily it trickles.'),
+  bodyIdleTimeoutMs: positiveInt().default(10_000)
+    .description('A request body with no byte for this long (ms) is cut with a 408.'),
+  bodyMinBytesPerSecond: Joi.number().integer().min(0).empty('').default(1024)
+    .description('A request body slower than this (bytes/s, averaged over each bodyIdleTimeoutMs) is cut with a 408; 0: silence only.'),
+  shutdownTimeoutMs: Joi.number().integer().min(0).empty('').default(25_000)
+    .description('On shutdown (SIGTERM), how long requests in flight may take to finish before the process exits, ms.'),
+  tmpDir: Joi.string<string | null>().pattern(/^\//, { name: 'absolute path' }).allow(null).empty('').default(null)
+    .description('Parent of per-request temp folders; null: <os tmpdir>/strapi-image-api.'),
+  folderName: Joi.string().pattern(/\S/, { name: 'not blank' }).empty('').default('API uploads')
+    .description('Name of the Media Library folder API uploads go to.'),
+  keyCacheMs: Joi.number().integer().min(0).max(5000).empty('').default(2000)
+    .description('How long a key lookup is reused (ms); other instances see a key change within this time.'),
+  imageConcurrency: positiveIntOrNull()
+    .description('Uploads whose images are processed at once per process; null: one per CPU core.'),
+  sharpThreads: positiveIntOrNull()
+    .description('libvips threads per image operation (process-wide); null: the cores divided among `imageConcurrency` images, at least one.'),
+  heapGrowingPercent: Joi.number<number | null>().integer().min(1).max(300).allow(null).empty('').default(null)
+    .description('V8 heap growth before a full collection, in % of the live heap (process-wide); null (its variable: `0`): V8\'s own heuristic.'),
+  blockUnusedDecoders: Joi.boolean().strict().default(true)
+    .description('Block every libvips loader but JPEG, PNG, GIF and WebP, process-wide.'),
+  keepExif: Joi.boolean().strict().default(false)
+    .description('Keep EXIF/XMP/IPTC (GPS included) in stored originals and report it in original_exifdata.'),
+  keyHashSecret: Joi.string<string | null>().min(1).allow(null).empty('').default(null)
+    .description('HMAC secret of API key hashes; null: the admin API token salt.'),
+  bootstrapKey: Joi.string<string | null>().min(1).allow(null).empty('').default(null)
+    .description('A key made sure to exist at boot (declarative provisioning).'),
+  rateLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('50/minute,500/hour,1000/day')
+    .description('Uploads per key, e.g. "50/minute,500/hour,1000/day", or "off" (config/rate-limit.ts). A key may override it.'),
+  failedAuthLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('10/minute')
+    .description('Failed authentications per client address, e.g. "10/minute", or "off".'),
   trustedProxies: Joi.array()
     .items(Joi.string().trim().allow(''))
     // An empty entry (an environment variable set to nothing) is none.
     .custom((list: string[]) => grammar(compileTrustedProxies)(list.filter(Boolean)), 'addresses, CIDR ranges or loopback/linklocal/uniquelocal')
-    .default(() => []),
-  /** Redis for rate-limit counters shared by every instance; null: in-process memory. */
-  redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null),
-  /** A Redis command slower than this (ms) counts as Redis being down: memory counters answer instead. */
-  redisTimeoutMs: positiveInt().default(250),
-  /** Prefix of the plugin's Redis keys. */
-  redisPrefix: Joi.string().min(1).empty('').default('image-api'),
+    .default(() => [])
+    .description('Proxies whose X-Forwarded-For is believed for the client\'s address (addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`); empty: the connection\'s peer is the client.'),
+  redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null)
+    .description('Redis for rate-limit counters shared by every instance; null: in-process memory.'),
+  redisTimeoutMs: positiveInt().default(250)
+    .description('A Redis command slower than this (ms) counts as Redis being down: memory counters answer instead.'),
+  redisPrefix: Joi.string().min(1).empty('').default('image-api')
+    .description('Prefix of the plugin\'s Redis keys.'),
 };
 
 /** The value type a joi schema validates to. */
