@@ -7,7 +7,7 @@
 'use strict';
 
 const path = require('path');
-const { APP_DIR, ensureBuilt } = require('../tools/support/ensure-built');
+const { APP_DIR, ensureBuilt } = require('../tools/support/app/ensure-built');
 const { runKeys } = require('../plugins/image-api/bin/keys');
 
 ensureBuilt()

@@ -1,10 +1,10 @@
 /**
- * The README's "Add the plugin to an existing Strapi 5 app", step by step, as an adopter follows it:
+ * docs/adding-the-plugin.md ("Add the plugin to an existing Strapi 5 app"), step by step, as an adopter follows it:
  * the plugin packed with `npm pack`, a fresh app made by create-strapi-app 5.54.0 (TypeScript,
- * SQLite), the package installed from the tarball, the README's config entry merged into the file
- * the app came with, the README's `.env` lines, a production build and start, a key issued with the
+ * SQLite), the package installed from the tarball, the guide's config entry merged into the file
+ * the app came with, the guide's `.env` lines, a production build and start, a key issued with the
  * packaged CLI, an upload. The config entry, the `.env` lines and the CLI command are read from the
- * README itself, so the section and this test cannot drift apart.
+ * guide itself, so the guide and this test cannot drift apart.
  *
  * Installs go through npm's cache (`--prefer-offline`), as CI's own install does; the app's server
  * only ever talks to loopback (telemetry off). create-strapi-app's defaults otherwise: SQLite in
@@ -16,11 +16,11 @@ import os from 'os';
 import path from 'path';
 import request from 'supertest';
 import { png } from '../helpers/fixtures';
-import { freePort } from '../../tools/support/ports';
+import { freePort } from '../../tools/support/servers/ports';
 
 const ROOT = path.join(__dirname, '..', '..');
 const PLUGIN_DIR = path.join(ROOT, 'plugins', 'image-api');
-const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const GUIDE = fs.readFileSync(path.join(ROOT, 'docs', 'adding-the-plugin.md'), 'utf8');
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-adopter-'));
 const APP = path.join(WORK, 'app');
 const SECRET = 'adopter-test-secret-0123456789abcdef';
@@ -40,12 +40,12 @@ let url: string;
 let server: ChildProcess | undefined;
 let serverLog = '';
 
-/** The README section this test follows. */
-const SECTION = README.slice(README.indexOf('## Add the plugin to an existing Strapi 5 app'), README.indexOf('\n## ', README.indexOf('## Add the plugin') + 5));
+/** The guide this test follows, whole. */
+const SECTION = GUIDE;
 /** The lines of the section's fenced blocks in one language. */
 const block = (language: string) => {
   const blocks = [...SECTION.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]);
-  if (blocks.length === 0) throw new Error(`README: no ${language} block in "Add the plugin"`);
+  if (blocks.length === 0) throw new Error(`docs/adding-the-plugin.md: no ${language} block`);
   return blocks.join('\n').split('\n').map((line) => line.trim()).filter(Boolean);
 };
 
@@ -66,14 +66,14 @@ beforeAll(async () => {
   ], WORK);
   run('npm', ['install', tarball], APP);
 
-  // 2. The README's entry, merged into the object the app's config/plugins.ts returns.
+  // 2. The guide's entry, merged into the object the app's config/plugins.ts returns.
   const entry = block('ts').find((line) => line.startsWith("'image-api'"))!;
   const pluginsFile = path.join(APP, 'config', 'plugins.ts');
   const original = fs.readFileSync(pluginsFile, 'utf8');
   expect(original).toMatch(/=> \(\{\n/);
   fs.writeFileSync(pluginsFile, original.replace(/=> \(\{\n/, (opening) => `${opening}  ${entry}\n`));
 
-  // 3. The README's .env lines, with this test's values.
+  // 3. The guide's .env lines, with this test's values.
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   const values: Record<string, string> = { IMAGE_API_KEY_SECRET: SECRET, PUBLIC_URL: url };
@@ -117,7 +117,7 @@ test('the fresh app keeps its own plugin settings next to the entry, and boots w
 
 let key: string;
 
-test("the packaged CLI issues a key, as the README's command does", () => {
+test("the packaged CLI issues a key, as the guide's command does", () => {
   const create = block('sh').find((line) => line.startsWith('npx strapi-image-api keys create'))!;
   const name = create.match(/--name "([^"]+)"/)![1];
   const out = run('npx', ['strapi-image-api', 'keys', 'create', '--name', name], APP);

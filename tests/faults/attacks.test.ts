@@ -8,7 +8,7 @@ import http from 'http';
 import net from 'net';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
 import { rawAnswer, rssMb, sampleRss, sleep, tally, uploadFile, watchHealth, type Answer } from './helpers/load';
-import { startPostgres } from '../../tools/support/postgres';
+import { startPostgres } from '../../tools/support/servers/postgres';
 import { bmpOfDepth, jpeg } from '../helpers/fixtures';
 
 const KEY = 'img_faults_attacks_0123456789abcdef';

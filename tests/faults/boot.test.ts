@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { jpeg } from '../helpers/fixtures';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
 import { uploadFile } from './helpers/load';
-import { startPostgres } from '../../tools/support/postgres';
+import { startPostgres } from '../../tools/support/servers/postgres';
 
 const KEY = 'img_faults_boot_0123456789abcdef0123';
 let pg: Awaited<ReturnType<typeof startPostgres>>;

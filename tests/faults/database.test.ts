@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { jpeg } from '../helpers/fixtures';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
 import { CLEAN, leftovers, openDb, sleep, tally, uploadFile, type Answer } from './helpers/load';
-import { startPostgres } from '../../tools/support/postgres';
+import { startPostgres } from '../../tools/support/servers/postgres';
 
 const KEY = 'img_faults_database_0123456789abcdef';
 let pg: Awaited<ReturnType<typeof startPostgres>>;

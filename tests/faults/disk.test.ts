@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { photo12mp } from './helpers/photo';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
 import { CLEAN, leftovers, openDb, tally, uploadFile, type Answer } from './helpers/load';
-import { startPostgres } from '../../tools/support/postgres';
+import { startPostgres } from '../../tools/support/servers/postgres';
 
 const KEY = 'img_faults_disk_0123456789abcdef0123';
 const asRoot = process.getuid?.() === 0;

@@ -11,7 +11,7 @@ import { jpeg } from '../helpers/fixtures';
 import { photo12mp } from './helpers/photo';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
 import { CLEAN, leftovers, openDb, rawAnswer, rssMb as processRssMb, sleep, tally, uploadFile, type Answer } from './helpers/load';
-import { startPostgres } from '../../tools/support/postgres';
+import { startPostgres } from '../../tools/support/servers/postgres';
 
 const KEY = 'img_faults_process_0123456789abcdef0';
 let pg: Awaited<ReturnType<typeof startPostgres>>;

@@ -10,9 +10,9 @@ import Redis from 'ioredis';
 import { jpeg } from '../helpers/fixtures';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
 import { sleep, tally, uploadFile } from './helpers/load';
-import { freePort } from '../../tools/support/ports';
-import { startPostgres } from '../../tools/support/postgres';
-import { startRedis } from '../../tools/support/redis';
+import { freePort } from '../../tools/support/servers/ports';
+import { startPostgres } from '../../tools/support/servers/postgres';
+import { startRedis } from '../../tools/support/servers/redis';
 
 const KEY = 'img_faults_redis_0123456789abcdef01';
 let pg: Awaited<ReturnType<typeof startPostgres>>;

@@ -8,7 +8,7 @@ import path from 'path';
 import request from 'supertest';
 import type { Core } from '@strapi/strapi';
 import { checkAnswers } from './openapi-check';
-import { createScratchDb, type ScratchDb } from '../../tools/support/scratch-db';
+import { createScratchDb, type ScratchDb } from '../../tools/support/app/scratch-db';
 
 export const APP_DIR = path.join(__dirname, '..', '..');
 export const PUBLIC_URL = 'http://img.test:1337';

@@ -1,5 +1,5 @@
-/** Another instance of the app, in a process of its own (tools/support/app-process.js), for a test. */
-import { startAppProcess } from '../../tools/support/app-process';
+/** Another instance of the app, in a process of its own (tools/support/app/app-process.js), for a test. */
+import { startAppProcess } from '../../tools/support/app/app-process';
 
 export interface ChildApp {
   url: string;

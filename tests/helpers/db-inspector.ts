@@ -1,6 +1,6 @@
 /** Direct reads of a scratch database (knex, as Strapi uses), for tests where the app is another process. */
 import knex, { type Knex } from 'knex';
-import type { ScratchDb } from '../../tools/support/scratch-db';
+import type { ScratchDb } from '../../tools/support/app/scratch-db';
 
 export function inspect(db: ScratchDb): Knex {
   const e = db.env;

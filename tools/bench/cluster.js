@@ -18,10 +18,10 @@ const fs = require('fs');
 const http = require('http');
 const os = require('os');
 const path = require('path');
-const { APP_DIR } = require('../support/paths');
+const { APP_DIR } = require('../support/app/paths');
 const { parseArgs } = require('util');
 const { loadFixtures } = require('./fixtures');
-const { multipart } = require('../support/multipart');
+const { multipart } = require('../support/http/multipart');
 
 const { values: opts } = parseArgs({
   options: {

@@ -1,5 +1,5 @@
 // Requests and load: one POST on a keep-alive agent, a closed loop of `concurrency` clients, and the
-// statistics of what came back. Bodies: tools/support/multipart.js.
+// statistics of what came back. Bodies: tools/support/http/multipart.js.
 'use strict';
 
 const http = require('http');

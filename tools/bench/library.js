@@ -26,11 +26,11 @@ const http = require('http');
 const os = require('os');
 const path = require('path');
 const { parseArgs } = require('util');
-const { ensureBuilt } = require('../support/ensure-built');
+const { ensureBuilt } = require('../support/app/ensure-built');
 const { loadFixtures } = require('./fixtures');
 const { measure, post, summarize } = require('./http-load');
-const { multipart } = require('../support/multipart');
-const { createScratchDb } = require('../support/scratch-db');
+const { multipart } = require('../support/http/multipart');
+const { createScratchDb } = require('../support/app/scratch-db');
 const { startServer } = require('./servers');
 
 const { values: opts } = parseArgs({

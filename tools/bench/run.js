@@ -25,16 +25,16 @@ const os = require('os');
 const path = require('path');
 const { parseArgs } = require('util');
 const sharp = require('sharp');
-const { ensureBuilt } = require('../support/ensure-built');
+const { ensureBuilt } = require('../support/app/ensure-built');
 const { loadFixtures } = require('./fixtures');
 const { floorPipeline } = require('./floor');
 const { expectOk, measure, post, summarize } = require('./http-load');
-const { multipart } = require('../support/multipart');
-const { cpuBetween, rssMb, sampleRss, threadCpuMs } = require('../support/process-stats');
+const { multipart } = require('../support/http/multipart');
+const { cpuBetween, rssMb, sampleRss, threadCpuMs } = require('../support/servers/process-stats');
 const { printReport } = require('./report');
 const { startFixtureServer, startServer } = require('./servers');
 
-const { APP_DIR: ROOT } = require('../support/paths');
+const { APP_DIR: ROOT } = require('../support/app/paths');
 
 const { values: opts } = parseArgs({
   options: {

@@ -8,7 +8,7 @@ const path = require('path');
 
 (async () => {
   const { createStrapi } = require('@strapi/strapi');
-  const { APP_DIR: appDir } = require('../support/paths');
+  const { APP_DIR: appDir } = require('../support/app/paths');
   const strapi = await createStrapi({ appDir, distDir: path.join(appDir, 'dist'), serveAdminPanel: false }).load();
   await strapi.listen();
   const { key, entry } = await strapi.plugin('image-api').service('api-keys').create({ name: `bench ${Date.now()}`, rateLimit: 'off' });

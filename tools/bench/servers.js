@@ -6,7 +6,7 @@ const fs = require('fs');
 const http = require('http');
 const path = require('path');
 
-const { startAppProcess } = require('../support/app-process');
+const { startAppProcess } = require('../support/app/app-process');
 
 /**
  * One production server of the app under `workDir`, rate limits off, on a SQLite database of its own

@@ -9,9 +9,9 @@ const { execFileSync } = require('child_process');
 const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
-const { ensurePackages } = require('../support/debian-packages');
-const { freePortRange, waitForHttp } = require('../support/ports');
-const { startProcess } = require('../support/processes');
+const { ensurePackages } = require('../support/servers/debian-packages');
+const { freePortRange, waitForHttp } = require('../support/servers/ports');
+const { startProcess } = require('../support/servers/processes');
 
 const PORTS = 11;
 

@@ -18,16 +18,16 @@ const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const { parseArgs } = require('util');
-const { ensureBuilt } = require('../support/ensure-built');
+const { ensureBuilt } = require('../support/app/ensure-built');
 const { createBucket } = require('./bucket');
 const { startCeph } = require('./ceph');
 const { APP_DIR, sharedEnvironment, startInstance, waitUntilHealthy } = require('./instances');
 const { startNginx } = require('./nginx');
-const { ensurePackages } = require('../support/debian-packages');
-const { freePort } = require('../support/ports');
-const { postgresBin, startPostgres } = require('../support/postgres');
-const { isAlive, sleep, stopProcess } = require('../support/processes');
-const { startRedis } = require('../support/redis');
+const { ensurePackages } = require('../support/servers/debian-packages');
+const { freePort } = require('../support/servers/ports');
+const { postgresBin, startPostgres } = require('../support/servers/postgres');
+const { isAlive, sleep, stopProcess } = require('../support/servers/processes');
+const { startRedis } = require('../support/servers/redis');
 
 const BUCKET = 'images';
 

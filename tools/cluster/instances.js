@@ -7,10 +7,10 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { freePort, waitForHttp } = require('../support/ports');
-const { startProcess } = require('../support/processes');
+const { freePort, waitForHttp } = require('../support/servers/ports');
+const { startProcess } = require('../support/servers/processes');
 
-const { APP_DIR } = require('../support/paths');
+const { APP_DIR } = require('../support/app/paths');
 const STRAPI = path.join(APP_DIR, 'node_modules', '@strapi', 'strapi', 'bin', 'strapi.js');
 
 /** The environment every instance shares (the same for one instance or ten). */

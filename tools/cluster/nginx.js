@@ -6,9 +6,9 @@
  */
 const fs = require('fs');
 const path = require('path');
-const { ensurePackages } = require('../support/debian-packages');
-const { waitForPort } = require('../support/ports');
-const { startProcess } = require('../support/processes');
+const { ensurePackages } = require('../support/servers/debian-packages');
+const { waitForPort } = require('../support/servers/ports');
+const { startProcess } = require('../support/servers/processes');
 
 function nginxConf(dir, port, instancePorts) {
   return `worker_processes 1;

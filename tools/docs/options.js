@@ -13,7 +13,7 @@
  */
 const fs = require('fs');
 const path = require('path');
-const { APP_DIR } = require('../support/paths');
+const { APP_DIR } = require('../support/app/paths');
 
 const CONFIG = path.join(APP_DIR, 'plugins/image-api/dist/server/src/config');
 const DOC = path.join(APP_DIR, 'docs/configuration.md');

@@ -3,7 +3,7 @@ import { execFile } from 'child_process';
 import path from 'path';
 import { promisify } from 'util';
 import { startApp, APP_DIR, type TestApp } from '../../helpers/app';
-import { createScratchDb } from '../../../tools/support/scratch-db';
+import { createScratchDb } from '../../../tools/support/app/scratch-db';
 import { png } from '../../helpers/fixtures';
 
 const run = promisify(execFile);

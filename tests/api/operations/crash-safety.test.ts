@@ -10,7 +10,7 @@ import path from 'path';
 import request from 'supertest';
 import { startChildApp, type ChildApp } from '../../helpers/child-app';
 import { inspect } from '../../helpers/db-inspector';
-import { createScratchDb, type ScratchDb } from '../../../tools/support/scratch-db';
+import { createScratchDb, type ScratchDb } from '../../../tools/support/app/scratch-db';
 import { png } from '../../helpers/fixtures';
 import { binaryParser } from '../../helpers/image-json';
 

@@ -3,7 +3,7 @@ import fs from 'fs';
 import path from 'path';
 import { startApp, type TestApp } from '../../helpers/app';
 import { png } from '../../helpers/fixtures';
-import { testDb } from '../../../tools/support/scratch-db';
+import { testDb } from '../../../tools/support/app/scratch-db';
 
 let app: TestApp;
 beforeAll(async () => {

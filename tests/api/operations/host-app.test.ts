@@ -1,7 +1,7 @@
 /** The host app's own small things an admin meets on every page load. */
 import { startApp, type TestApp } from '../../helpers/app';
 import { startChildApp } from '../../helpers/child-app';
-import { createScratchDb } from '../../../tools/support/scratch-db';
+import { createScratchDb } from '../../../tools/support/app/scratch-db';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { startApp, type TestApp } from '../../helpers/app';
 import { startChildApp } from '../../helpers/child-app';
 import { inspect } from '../../helpers/db-inspector';
-import { createScratchDb, type TestDb } from '../../../tools/support/scratch-db';
+import { createScratchDb, type TestDb } from '../../../tools/support/app/scratch-db';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import os from 'os';
 import path from 'path';
 import { chromium, type Browser } from 'playwright-core';
 import { startChildApp, type ChildApp } from '../../helpers/child-app';
-import { createScratchDb } from '../../../tools/support/scratch-db';
+import { createScratchDb } from '../../../tools/support/app/scratch-db';
 
 export const SHOTS = path.join(__dirname, '..', '..', '..', 'docs', 'screenshots');
 

@@ -10,7 +10,7 @@ import path from 'path';
 import { promisify } from 'util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import knex, { type Knex } from 'knex';
-import { uploadFile as upload } from '../../../tools/support/http-client';
+import { uploadFile as upload } from '../../../tools/support/http/http-client';
 
 const APP_DIR = path.join(__dirname, '..', '..', '..');
 
@@ -73,8 +73,8 @@ export async function startCluster(instances: number, env: Record<string, string
 }
 
 // Requests from a chosen loopback source address, as tests and benchmarks send them (tools/support).
-export { request, type Answer } from '../../../tools/support/http-client';
-export { multipart } from '../../../tools/support/multipart';
+export { request, type Answer } from '../../../tools/support/http/http-client';
+export { multipart } from '../../../tools/support/http/multipart';
 
 /** An upload of a PNG through `url` (the balancer or an instance), the key in a form field as ShareX sends it. */
 export const uploadFile = (url: string, key: string, bytes: Buffer, options: { from?: string; headers?: Record<string, string>; name?: string } = {}) =>

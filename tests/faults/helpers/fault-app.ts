@@ -1,12 +1,12 @@
 /**
- * The app as a child process for the fault tests (tools/support/app-process.js): its own public and
+ * The app as a child process for the fault tests (tools/support/app/app-process.js): its own public and
  * temp folders, the database and Redis the test gives it, a spare loopback port. It can be stopped
  * (SIGTERM), killed (SIGKILL) and started again on the same folders and database.
  */
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
-import { startAppProcess } from '../../../tools/support/app-process';
+import { startAppProcess } from '../../../tools/support/app/app-process';
 
 export interface FaultApp {
   url: string;

@@ -2,8 +2,8 @@
 import fs from 'fs';
 import knex, { type Knex } from 'knex';
 
-// One HTTP client for tests, benchmarks and the cluster (tools/support/http-client.js).
-export { tally, uploadFile, type Answer } from '../../../tools/support/http-client';
+// One HTTP client for tests, benchmarks and the cluster (tools/support/http/http-client.js).
+export { tally, uploadFile, type Answer } from '../../../tools/support/http/http-client';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -54,9 +54,9 @@ export async function leftovers(db: Knex, uploadsDir: string, tmpDir: string): P
 /** Leftovers of a store where every upload was complete or absent. */
 export const CLEAN = { filesWithoutRows: [], rowsWithoutFiles: [], fileRowsWithoutImage: 0, imagesWithoutFileRow: 0, journalRows: 0, tempFolders: [] };
 
-// Memory readings of /proc, as the benches take them (tools/support/process-stats.js): rssMb(pid), and
+// Memory readings of /proc, as the benches take them (tools/support/servers/process-stats.js): rssMb(pid), and
 // sampleRss(pid), whose returned function stops sampling and gives the peak, MB.
-export { rssMb, sampleRss } from '../../../tools/support/process-stats';
+export { rssMb, sampleRss } from '../../../tools/support/servers/process-stats';
 
 /**
  * Asks `${url}/_health` every 100 ms, one request at a time, until stopped; returns the slowest

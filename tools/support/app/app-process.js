@@ -8,7 +8,7 @@
 const { spawn } = require('child_process');
 const path = require('path');
 const { APP_DIR } = require('./paths');
-const { freePort } = require('./ports');
+const { freePort } = require('../servers/ports');
 
 const APP_MAIN = path.join(__dirname, 'app-main.js');
 

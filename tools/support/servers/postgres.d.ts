@@ -1,4 +1,4 @@
-import type { OwnServer } from './own-server';
+import type { OwnServer } from '../own-server';
 
 export function postgresBin(): string | null;
 export function startPostgres(options?: {
