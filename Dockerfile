@@ -1,5 +1,5 @@
 # The image API as a container: the Strapi app with the plugin, built for production.
-# Written to work but never run here (this machine has no Docker); see README, Deployment.
+# Written to work but never run here (this machine has no Docker); see docs/deployment.md.
 #
 #   docker build -t image-api .
 #   docker compose up            (docker-compose.yml: 2 instances, nginx, PostgreSQL, Redis, MinIO)

@@ -38,7 +38,7 @@ module.exports = {
     { ...shared, displayName: 'cluster', testMatch: ['<rootDir>/tests/cluster/**/*.test.ts'], setupFilesAfterEnv: [TIMEOUT, '<rootDir>/tests/helpers/openapi-setup.ts'], ...timeout(300000) },
     // Playwright driving Debian's Chromium against the built admin panel (`test:browser`).
     { ...withApp, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.ts'], ...timeout(180000) },
-    // The README's "Add the plugin to an existing Strapi 5 app" on a fresh create-strapi-app app (`test:adopter`).
+    // docs/adding-the-plugin.md followed on a fresh create-strapi-app app (`test:adopter`).
     { ...shared, displayName: 'adopter', testMatch: ['<rootDir>/tests/adopter/**/*.test.ts'], ...timeout(300000) },
   ],
 };

@@ -18,7 +18,7 @@ export default ({ env }) => {
         };
 
   // A database that stops answering must not hold requests for minutes: statements and new
-  // connections time out (README, Operations), and the API answers 503 with Retry-After.
+  // connections time out (docs/operations.md), and the API answers 503 with Retry-After.
   const queryTimeoutMs = env.int('DATABASE_QUERY_TIMEOUT_MS', 5000);
   const connectTimeoutMs = env.int('DATABASE_CONNECT_TIMEOUT_MS', 5000);
 

@@ -11,7 +11,7 @@ export default ({ env }) => ({
     resolve: './plugins/image-api',
     config: {
       // Not the plugin's default (V8's own heuristic): this app is an upload server, and trades some
-      // heap for far fewer full collections (README, Performance). 0 gives V8 its heuristic back.
+      // heap for far fewer full collections (docs/performance.md). 0 gives V8 its heuristic back.
       heapGrowingPercent: env.int('IMAGE_API_HEAP_GROWING_PERCENT', 50) || null,
     },
   },

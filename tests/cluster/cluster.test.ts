@@ -1,6 +1,6 @@
 /**
  * Two production instances behind nginx, on their own PostgreSQL, Redis and Ceph S3, started by
- * `npm run cluster` (README, Deployment). Everything goes through the balancer unless a test is
+ * `npm run cluster` (docs/deployment.md). Everything goes through the balancer unless a test is
  * about one instance; clients are told apart by their loopback source address (127.0.0.2, ...).
  */
 import crypto from 'crypto';

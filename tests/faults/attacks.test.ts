@@ -1,7 +1,7 @@
 /**
  * Attacks without a key, or with one and a hostile image, against the production build (issue 23,
  * items 1 to 3), with what they cost everyone else: the slowest `/_health` answer and the peak RSS
- * while they run (README, Security). The app runs with the default share of upload slots per address
+ * while they run (docs/security.md). The app runs with the default share of upload slots per address
  * (a quarter of 16); the slow clients come from 127.0.0.2, the others from 127.0.0.1.
  */
 import http from 'http';
@@ -176,6 +176,6 @@ test('three 77 MP 1-bit BMPs (9.7 MB each) at once: stored as PNG, the event loo
   expect(statuses).toEqual([204]);
   // Before: 2.8 s with three at once, the decode on the event loop.
   expect(slowestMs).toBeLessThan(1000);
-  // README, Operations: about 600 MB an instance. Before: 880 MB to 1.23 GB, and it stayed there.
+  // docs/operations.md: about 600 MB an instance. Before: 880 MB to 1.23 GB, and it stayed there.
   expect(peak).toBeLessThan(600);
 }, 180_000);

@@ -125,7 +125,7 @@ test.each([64, 256])('%i concurrent 12 MP uploads: 200 or 503 with Retry-After a
     expect(answer.headers['retry-after']).toBe('2');
     expect(answer.body.error.code).toBe(503);
   }
-  // Bounded by the budget one instance is sized for (README, Operations: about 600 MB), during the
+  // Bounded by the budget one instance is sized for (docs/operations.md: about 600 MB), during the
   // burst and after it. Not "back to idle": freed memory stays with the allocator, and how much comes
   // back varies from run to run (measured after 64 clients: 297 to 388 MB from 238 MB idle; after
   // 256, whose refused bodies are read to their end so every client gets its 503: 394 to 413 MB,

@@ -66,7 +66,7 @@ export function createChecker(doc: Doc) {
     const documented = matchPath(doc, path);
     if (!documented) return;
     const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
-    if (verb === 'options') return; // CORS preflights (README, CORS)
+    if (verb === 'options') return; // CORS preflights (docs/api.md, "Routes")
     const where = `${method} ${url.slice(0, 120)} -> ${status}`;
     const fail = (why: string) => state.violations.push(`${where}: ${why}`);
     const type = String(headers['content-type'] ?? '').split(';')[0].trim();

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * What one upload costs each part of a scaled-out deployment, in CPU time (README, Deployment):
+ * What one upload costs each part of a scaled-out deployment, in CPU time (docs/deployment.md):
  *
  *   node bench/cluster.js [--instances 2] [--uploads 120] [--concurrency 4] [--only jpeg-1.7mp,png-800]
  *

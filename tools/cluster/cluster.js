@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * A production-shaped deployment on this machine's loopback (README, Deployment):
+ * A production-shaped deployment on this machine's loopback (docs/deployment.md):
  *
  *   npm run cluster [-- --instances N]   starts nginx -> N instances -> PostgreSQL, Redis, Ceph S3,
  *                                        prints the balancer's URL and a key, runs until Ctrl-C

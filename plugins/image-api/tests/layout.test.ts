@@ -1,5 +1,5 @@
 /**
- * The server's rooms and the direction of their imports (the plugin README, "Where things live"):
+ * The server's rooms and the direction of their imports (docs/development.md, "Where things live" and "Rules of the house"):
  * a module imports from its own room or a lower one, never a higher one, and no file circle exists
  * but the type-only one through get-service.ts (every module asks it for services by name; the
  * services' types come back from services/index.ts, as in Strapi's own plugins).

@@ -1,5 +1,5 @@
 /**
- * Admission control and stalled bodies (README, Operations): past the requests (or bytes) allowed in
+ * Admission control and stalled bodies (docs/operations.md): past the requests (or bytes) allowed in
  * flight, an upload is refused with 503 and Retry-After before its body is read; a body that stalls
  * or trickles is cut with a 408 in the API's error shape, and nothing is logged as an error.
  */

@@ -1,5 +1,5 @@
 /**
- * Client configurations (README, "Clients"): downloaded from a key's panel (admin API) or printed by
+ * Client configurations (docs/clients.md): downloaded from a key's panel (admin API) or printed by
  * the CLI, then replayed as each client sends them: ShareX's custom uploader, PicGo's web-uploader
  * (PicList uses the same plugin), and the curl script run by the real curl.
  */

@@ -1,4 +1,4 @@
-/** Every row of the error table (README, "Errors"), and what a refusal leaves behind. */
+/** Every row of the error table (docs/api.md, "Errors"), and what a refusal leaves behind. */
 import fs from 'fs';
 import net from 'net';
 import { useApp } from '../../helpers/app';

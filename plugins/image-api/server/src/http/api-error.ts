@@ -1,5 +1,5 @@
 /**
- * The error table (README, "Errors"; docs/api.md, "Errors"): every refusal the API can answer with.
+ * The error table (docs/api.md, "Errors"): every refusal the API can answer with.
  * Throw an `ApiError` anywhere on the upload path; the controller turns it into the answer.
  */
 import { STATUS_CODES } from 'http';

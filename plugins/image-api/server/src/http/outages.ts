@@ -1,7 +1,7 @@
 /**
  * Failures that are not the request's fault nor a bug, but the deployment's: the database does not
  * answer (stopped, hung past its statement timeout, out of connections) or the disk is full. They
- * answer 503 with `Retry-After` and 507, in the error shape, instead of 500 (README, "Errors"): a
+ * answer 503 with `Retry-After` and 507, in the error shape, instead of 500 (docs/api.md, "Errors"): a
  * client learns to come back later, and a load balancer sees the instance is in trouble.
  */
 import { errors, type ApiError } from './api-error';

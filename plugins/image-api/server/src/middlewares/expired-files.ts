@@ -2,7 +2,7 @@
  * When the app serves the stored files itself (Strapi's local upload provider, under `/uploads/`), an
  * expired image's files answer 404 from the instant it expires, as its viewer page does, not only once
  * the expiry sweep has removed them (up to `expirySweepSeconds` later). Files stored elsewhere (S3)
- * are served by their storage: there, the sweep is what ends them (README, Security).
+ * are served by their storage: there, the sweep is what ends them (docs/security.md).
  *
  * One lookup through the unique index on the image's name (its files are `<name>.<ext>`,
  * `<name>.th.<ext>`, `<name>.md.<ext>`), for the files of `/uploads/` only.

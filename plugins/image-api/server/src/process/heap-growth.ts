@@ -6,7 +6,7 @@
  * generation's capacity, and V8 then marks the whole heap almost continuously: measured at
  * concurrency 2 with 0.6 MB PNGs, a mark-compact every 11 to 17 uploads, about 3 ms of the main
  * thread per upload plus the marking helper threads. A fixed factor of 1.5 collects a third as
- * often; 2.0 a sixth (see the README's performance section).
+ * often; 2.0 a sixth (docs/performance.md).
  *
  * The cost is memory: up to `percent`% of the live heap more before a collection, and buffers that
  * die young are freed later. The setting is process-wide (V8 has one heap per process); null leaves

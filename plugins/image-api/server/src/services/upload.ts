@@ -1,7 +1,7 @@
 /**
  * One upload of an authenticated key, start to finish: where it goes (the key's folder, or an album
  * below it), when it expires, the source's bytes, the image work (probe, the stored original and its
- * variants), and the store. Every refusal is an ApiError from the error table (README, "Errors").
+ * variants), and the store. Every refusal is an ApiError from the error table (docs/api.md, "Errors").
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';

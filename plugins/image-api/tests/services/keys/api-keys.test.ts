@@ -11,7 +11,7 @@ test('hashKey is an HMAC-SHA256: keyed, deterministic, hex', () => {
   expect(hashKey(key, 'secret-one')).toBe(hashKey(key, 'secret-one'));
   expect(hashKey(key, 'secret-one')).not.toBe(hashKey(key, 'secret-two'));
   expect(hashKey(key, 'secret-one')).toMatch(/^[0-9a-f]{64}$/);
-  // RFC 4231-style check against Node's own HMAC, so the construction is what the README says.
+  // RFC 4231-style check against Node's own HMAC, so the construction is what docs/api-keys.md says.
   expect(hashKey('what do ya want for nothing?', 'Jefe')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
 });
 

@@ -1,7 +1,7 @@
 /**
- * Ready-made client configurations for a key, filled in with the key and the public URL (README,
- * "Clients"): ShareX's custom uploader (.sxcu), PicGo's / PicList's web-uploader settings, and a
- * curl command. Each sends what the client sends and reads the answer where the client reads it;
+ * Ready-made client configurations for a key, filled in with the key and the public URL
+ * (docs/clients.md): ShareX's custom uploader (.sxcu), PicGo's / PicList's web-uploader settings,
+ * and a curl command. Each sends what the client sends and reads the answer where the client reads it;
  * tests/api/keys/client-configs.test.ts replays each as its client would.
  */
 import type { Core } from '@strapi/strapi';
