@@ -28,8 +28,8 @@ const withApp = {
 module.exports = {
   maxWorkers: 1,
   projects: [
-    // The plugin's modules alone, and the docs against the code (`npm test`).
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/plugins/image-api/tests/**/*.test.ts', '<rootDir>/tests/docs/**/*.test.ts'], ...timeout(60000) },
+    // The plugin's modules and the app's config alone, and the docs against the code (`npm test`).
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/plugins/image-api/tests/**/*.test.ts', '<rootDir>/tests/config/**/*.test.ts', '<rootDir>/tests/docs/**/*.test.ts'], ...timeout(60000) },
     // The real Strapi in-process on SQLite, PostgreSQL or MariaDB (`npm test`, `test:postgres`, `test:mysql`).
     { ...withApp, displayName: 'api', testMatch: ['<rootDir>/tests/api/**/*.test.ts'], ...timeout(60000) },
     // The app as a child process against servers of its own, faults injected under load (`test:faults`).
