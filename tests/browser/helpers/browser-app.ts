@@ -21,19 +21,32 @@ export async function startBrowserApp(env: Record<string, string> = {}): Promise
   const db = await createScratchDb('sqlite');
   const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-browser-'));
   fs.mkdirSync(path.join(publicDir, 'uploads'));
-  const app = await startChildApp({ ...db.env, PUBLIC_DIR: publicDir, LOG_LEVEL: 'warn', ...env });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  const removeFolders = async () => {
+    await db.drop();
+    fs.rmSync(publicDir, { recursive: true, force: true });
+  };
+  const app = await startChildApp({ ...db.env, PUBLIC_DIR: publicDir, LOG_LEVEL: 'warn', ...env }).catch(async (error) => {
+    await removeFolders();
+    throw error;
   });
+  const browser = await chromium
+    .launch({
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    })
+    .catch(async (error) => {
+      // No browser (chromium not installed): nothing of the app may outlive the test.
+      await app.stop();
+      await removeFolders();
+      throw error;
+    });
   return {
     app,
     browser,
     async stop() {
       await browser.close();
       await app.stop();
-      await db.drop();
-      fs.rmSync(publicDir, { recursive: true, force: true });
+      await removeFolders();
     },
   };
 }
