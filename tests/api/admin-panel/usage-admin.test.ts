@@ -126,7 +126,7 @@ test('an Editor sees usage and images but no key; an Author sees nothing', async
 
 test('a refused upload changes no tally; deleting from the page, by the API and in the Media Library takes the image off', async () => {
   const before = await overview();
-  const refused = await app.http.post('/api/1/upload').set('X-API-Key', keyA).attach('source', Buffer.from('not an image'), 'x.png');
+  const refused = await app.upload(keyA, Buffer.from('not an image'), { filename: 'x.png' });
   expect(refused.status).toBe(400);
   expect((await overview()).totals).toEqual(before.totals);
 

@@ -28,7 +28,7 @@ beforeAll(async () => {
   editor = { Authorization: `Bearer ${await adminToken(app, 'editor@img.test', 'Editor-pass-1234', 'strapi-editor')}` };
   const token = await app.strapi.service('admin::api-token').create({ name: 'full', type: 'full-access', lifespan: null });
   contentApi = { Authorization: `Bearer ${token.accessKey}` };
-  const res = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(30, 20), 'a.png');
+  const res = await app.upload(key, await png(30, 20));
   expect(res.status).toBe(200);
 });
 afterAll(async () => {

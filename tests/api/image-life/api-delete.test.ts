@@ -117,5 +117,5 @@ test('deleting charges nothing to the key\'s upload budget', async () => {
   expect((await remove({ key, id: image.id_encoded })).status).toBe(200);
   expect((await remove({ key, id: 'NoSuchImage' })).status).toBe(404);
   await upload(key);
-  expect((await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', picture, 'a.png')).status).toBe(429);
+  expect((await app.upload(key, picture)).status).toBe(429);
 });

@@ -108,10 +108,10 @@ test('a wrong secret, a malformed one, another image\'s, an unknown image: 404, 
 
 test('a revoked key does not stop its images\' delete links', async () => {
   const revoked = await app.createKey('revoked with images');
-  const res = await app.http.post('/api/1/upload').set('X-API-Key', revoked).attach('source', picture, 'a.png');
+  const res = await app.upload(revoked, picture);
   const image = res.body.image;
   await app.strapi.plugin('image-api').service('api-keys').revoke('revoked with images');
-  expect((await app.http.post('/api/1/upload').set('X-API-Key', revoked).attach('source', picture, 'a.png')).status).toBe(403);
+  expect((await app.upload(revoked, picture)).status).toBe(403);
   expect((await app.http.delete(linkOf(image))).status).toBe(200);
   expect(await tracesOf(app, image.name)).toEqual(NOTHING);
 });

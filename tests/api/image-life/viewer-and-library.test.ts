@@ -93,7 +93,7 @@ describe('Media Library', () => {
       .send({ name: 'issued in the panel' });
     expect(created.status).toBe(201);
     const issued = (await app.http.get(`/image-api/api-keys/${created.body.data.documentId}/key`).set('Authorization', `Bearer ${token}`)).body.data.key;
-    const res = await app.http.post('/api/1/upload').set('X-API-Key', issued).attach('source', await jpeg(100, 80), 'a.jpg');
+    const res = await app.upload(issued, await jpeg(100, 80), { filename: 'a.jpg' });
     expect(res.status).toBe(200);
     const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: res.body.image.name }, populate: { createdBy: true } });
     expect(file.createdBy.email).toBe('admin@img.test');

@@ -26,7 +26,7 @@ describe('with the server running', () => {
     const key = lines[lines.length - 1];
     expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
 
-    const res = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    const res = await app.upload(key, await png(20, 20));
     expect(res.status).toBe(200);
 
     const row = await app.strapi.db.query('plugin::image-api.api-key').findOne({ where: { name: 'ShareX on Bob laptop' } });
@@ -41,7 +41,7 @@ describe('with the server running', () => {
     const { stdout } = await run('node', [bin, 'keys', 'create', '--name', 'from the bin'], { cwd: APP_DIR, env: process.env, timeout: 90_000 });
     const key = stdout.trimEnd().split('\n').pop()!;
     expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
-    expect((await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png')).status).toBe(200);
+    expect((await app.upload(key, await png(20, 20))).status).toBe(200);
     await expect(run('node', [bin, 'tokens', 'list'], { cwd: APP_DIR, env: process.env })).rejects.toThrow(/strapi-image-api keys create/);
   });
 
@@ -66,7 +66,7 @@ describe('with the server running', () => {
     const { stdout } = await cli(['create', '--name', 'to revoke']);
     const key = stdout.trim().split('\n').pop()!;
     await cli(['revoke', 'to revoke']);
-    const res = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    const res = await app.upload(key, await png(20, 20));
     expect(res.status).toBe(403);
     expect(res.body.error).toEqual({ message: 'API key revoked', code: 100 });
     const { stdout: listed } = await cli(['list', '--json']);
@@ -86,9 +86,9 @@ describe('with the server running', () => {
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThan(30.1);
     app.strapi.config.set('plugin::image-api.rateLimit', 'off');
-    const first = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    const first = await app.upload(key, await png(20, 20));
     expect(first.status).toBe(200);
-    expect((await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png')).status).toBe(429);
+    expect((await app.upload(key, await png(20, 20))).status).toBe(429);
   });
 
   test('regenerate prints a new key; the old one stops working', async () => {
@@ -98,8 +98,8 @@ describe('with the server running', () => {
     const fresh = regenerated.trim().split('\n').pop()!;
     expect(fresh).toMatch(/^img_[A-Za-z0-9]{32}$/);
     expect(fresh).not.toBe(old);
-    expect((await app.http.post('/api/1/upload').set('X-API-Key', old).attach('source', await png(20, 20), 'a.png')).status).toBe(401);
-    expect((await app.http.post('/api/1/upload').set('X-API-Key', fresh).attach('source', await png(20, 20), 'a.png')).status).toBe(200);
+    expect((await app.upload(old, await png(20, 20))).status).toBe(401);
+    expect((await app.upload(fresh, await png(20, 20))).status).toBe(200);
   });
 
   test('errors: duplicate name, unknown name, bad usage', async () => {
@@ -113,7 +113,7 @@ describe('with the server running', () => {
   });
 
   test('IMAGE_API_BOOTSTRAP_KEY exists at boot and works', async () => {
-    const res = await app.http.post('/api/1/upload').set('X-API-Key', BOOTSTRAP).attach('source', await png(20, 20), 'a.png');
+    const res = await app.upload(BOOTSTRAP, await png(20, 20));
     expect(res.status).toBe(200);
     const rows = await app.strapi.db.query('plugin::image-api.api-key').findMany({ where: { description: 'IMAGE_API_BOOTSTRAP_KEY' } });
     expect(rows).toHaveLength(1);
@@ -126,7 +126,7 @@ describe('with the server running', () => {
     await expect(Promise.all(Array.from({ length: 4 }, () => keys.ensureBootstrapKey(key)))).resolves.toHaveLength(4);
     const rows = await app.strapi.db.query('plugin::image-api.api-key').findMany({ where: { key_prefix: 'img_Race' } });
     expect(rows).toHaveLength(1);
-    const res = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(20, 20), 'a.png');
+    const res = await app.upload(key, await png(20, 20));
     expect(res.status).toBe(200);
   });
 });

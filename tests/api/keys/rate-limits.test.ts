@@ -61,7 +61,7 @@ describe('in memory', () => {
     setLimit('2/minute');
     const key = await app.createKey();
     const refusals = [
-      app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', Buffer.from('<html></html>'), 'a.png'), // 310
+      app.upload(key, Buffer.from('<html></html>')), // 310
       app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({ source: 'not base64 at all!' }), // 120
       app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({}), // 130
       app.http.post('/api/1/upload').set('X-API-Key', key).type('form').send({ source: 'http://127.0.0.1:1/x.png' }), // 320

@@ -19,7 +19,7 @@ test('journalled files without records are removed; committed uploads and fresh 
   // A committed upload whose journal row survived (crash right after commit is impossible: the row is
   // deleted in the same transaction, but the sweep must still never delete a recorded upload's files).
   const key = await app.createKey();
-  const ok = await app.http.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(50, 50), 'kept.png');
+  const ok = await app.upload(key, await png(50, 50), { filename: 'kept.png' });
   expect(ok.status).toBe(200);
   const kept = ok.body.image.name;
   await app.strapi.db.query(PENDING).create({ data: { name: kept, files: [{ hash: kept, ext: '.png' }] } });

@@ -60,7 +60,7 @@ describe('a configured Redis that does not answer', () => {
   test('uploads go on, counted in this instance\'s memory', async () => {
     const key = await degraded.createKey();
     const image = await png(16, 16);
-    const upload = () => degraded.http.post('/api/1/upload').set('X-API-Key', key).attach('source', image, 'a.png');
+    const upload = () => degraded.upload(key, image);
     const started = Date.now();
     expect((await upload()).status).toBe(200);
     expect((await upload()).status).toBe(200);

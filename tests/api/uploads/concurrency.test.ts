@@ -17,7 +17,7 @@ test('50 parallel uploads all succeed with unique ids', async () => {
   const key = await app.createKey();
   const photo = await jpeg(640, 480);
   const responses = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => app.http.post('/api/1/upload').field('key', key).attach('source', photo, `burst ${i}.jpg`))
+    Array.from({ length: 50 }, (_, i) => app.upload(key, photo, { filename: `burst ${i}.jpg`, keyIn: 'field' }))
   );
   expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
   const ids = responses.map((r) => r.body.image.id_encoded);
@@ -34,7 +34,7 @@ test('parallel uploads of different images, twice over (received bytes sit in po
   const photos = await Promise.all(Array.from({ length: 6 }, (_, i) => jpeg(600 + 16 * i, 400 + 8 * i)));
   for (let wave = 0; wave < 2; wave++) {
     const responses = await Promise.all(
-      photos.map((photo, i) => app.http.post('/api/1/upload').field('key', key).attach('source', photo, `photo ${wave}-${i}.jpg`))
+      photos.map((photo, i) => app.upload(key, photo, { filename: `photo ${wave}-${i}.jpg`, keyIn: 'field' }))
     );
     responses.forEach((res, i) => {
       expect(res.status).toBe(200);

@@ -135,7 +135,7 @@ describe('content', () => {
 describe('over the byte limit: 413, 313, whichever way the bytes come', () => {
   const tooBig = /File too big - max 10 MB/;
   test('file part', async () => {
-    const res = await app.http.post('/api/1/upload').field('key', app.key).attach('source', Buffer.alloc(10_000_001, 7), 'big.png');
+    const res = await app.upload(app.key, Buffer.alloc(10_000_001, 7), { filename: 'big.png', keyIn: 'field' });
     expectError(res, 413, 313, tooBig);
   });
   test('decoded base64', async () => {

@@ -110,7 +110,7 @@ test('a PNG keeps its format; title, description and nsfw are recorded', async (
 test('ids and names never collide across uploads of the same file', async () => {
   const bodies = [];
   for (let i = 0; i < 5; i++) {
-    const res = await app.http.post('/api/1/upload').field('key', app.key).attach('source', photo, 'same.jpg');
+    const res = await app.upload(app.key, photo, { filename: 'same.jpg', keyIn: 'field' });
     expect(res.status).toBe(200);
     bodies.push(res.body.image);
   }
