@@ -11,6 +11,7 @@ import { FILE_UID, IMAGE_UID } from '../../constants';
 import { getService } from '../../get-service';
 import type { JournalledFile } from './journal';
 import { createRowWriter } from '../../database/sql-rows';
+import { transaction } from '../../database/transaction';
 
 /** What a deletion needs to know of an image. */
 export interface RemovableImage {
@@ -47,7 +48,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const names = images.map((image) => image.name);
       await journal.openMany(images.map((image) => ({ name: image.name, files: filesOf(image) })));
       try {
-        await strapi.db.transaction(async ({ trx }) => {
+        await transaction(strapi, async (trx) => {
           await rows.remove(trx, IMAGE_UID, images.map((image) => image.id));
           await rows.remove(trx, FILE_UID, images.flatMap((image) => (image.file ? [image.file.id] : [])));
           await getService(strapi, 'usage-tally').removal(trx, images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file })));

@@ -9,6 +9,7 @@ import type { Core } from '@strapi/strapi';
 import { IMAGE_UID } from '../../constants';
 import type { RemovableImage } from './image-removal';
 import { createRowWriter } from '../../database/sql-rows';
+import { transaction } from '../../database/transaction';
 import type { SizedFile } from './usage-tally';
 import { getService } from '../../get-service';
 
@@ -171,7 +172,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         populate: { api_key: { select: ['id'] } },
       });
       if (found.length === 0) return;
-      await strapi.db.transaction(async ({ trx }) => {
+      await transaction(strapi, async (trx) => {
         await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
         await getService(strapi, 'usage-tally').removal(
           trx,

@@ -16,6 +16,7 @@ import { getService } from '../../get-service';
 import type { JournalledFile } from './journal';
 import { deleteHashOf } from './images';
 import type { MediaFolder } from './media-folder';
+import { transaction } from '../../database/transaction';
 import { retryTransient } from '../../database/transient-errors';
 import { isDatabaseUnavailable } from '../../http/outages';
 
@@ -185,7 +186,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         };
         const folders = getService(strapi, 'media-folder');
         const record = (folder: MediaFolder) =>
-          strapi.db.transaction(async ({ trx }) => {
+          transaction(strapi, async (trx) => {
             const fileId = await records.createFile(
               trx,
               {

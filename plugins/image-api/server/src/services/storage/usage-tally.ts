@@ -7,6 +7,7 @@
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, USAGE_DAY_UID } from '../../constants';
 import { createRowWriter, type Knex } from '../../database/sql-rows';
+import { transaction } from '../../database/transaction';
 
 /** A file entry as the Media Library keeps it: sizes in kilobytes (1000 bytes), two decimals. */
 export interface SizedFile {
@@ -110,7 +111,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         seen += page.length;
         after = page[page.length - 1].id;
       }
-      if (seen > 0) await strapi.db.transaction(({ trx }) => addSums(trx, sums));
+      if (seen > 0) await transaction(strapi, (trx) => addSums(trx, sums));
       return seen;
     },
 
