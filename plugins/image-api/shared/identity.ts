@@ -19,3 +19,4 @@ export const API_KEY_UID = `plugin::${PLUGIN_ID}.api-key`;
 export const PENDING_UPLOAD_UID = `plugin::${PLUGIN_ID}.pending-upload`;
 export const IDEMPOTENT_UPLOAD_UID = `plugin::${PLUGIN_ID}.idempotent-upload`;
 export const USAGE_DAY_UID = `plugin::${PLUGIN_ID}.usage-day`;
+export const RENDITION_UID = `plugin::${PLUGIN_ID}.rendition`;

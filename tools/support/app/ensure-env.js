@@ -19,6 +19,9 @@ const SECRETS = {
   JWT_SECRET: secret,
   ENCRYPTION_KEY: () => crypto.randomBytes(32).toString('base64'),
   IMAGE_API_KEY_SECRET: () => crypto.randomBytes(32).toString('base64'),
+  // imgproxy's signature key and salt, hex (docs/api.md, "Transformations").
+  IMAGE_API_TRANSFORM_KEY: () => crypto.randomBytes(32).toString('hex'),
+  IMAGE_API_TRANSFORM_SALT: () => crypto.randomBytes(16).toString('hex'),
 };
 
 function definedNames(text) {

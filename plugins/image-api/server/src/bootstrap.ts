@@ -36,4 +36,12 @@ async function setUp(strapi: Core.Strapi) {
   const { bootstrapKey } = getConfig(strapi);
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
   getService(strapi, 'expiry-sweep').start();
+  getService(strapi, 'renditions').start();
+  const { transformPath, transformKey } = getConfig(strapi);
+  if (transformPath !== null && !transformKey) {
+    strapi.log.warn(
+      `image-api: IMAGE_API_TRANSFORM_KEY and IMAGE_API_TRANSFORM_SALT are not set, so ${transformPath} accepts unsigned ` +
+        'transformation URLs: anyone may ask for any size of any image (docs/security.md, "Transformations").'
+    );
+  }
 }

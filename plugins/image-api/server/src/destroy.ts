@@ -18,6 +18,6 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   if (!(await gate.drain(shutdownTimeoutMs))) {
     strapi.log.warn(`image-api: shutting down: ${gate.inFlight().requests} request(s) still in flight after ${shutdownTimeoutMs} ms`);
   }
-  await Promise.all([getService(strapi, 'expiry-sweep').stop(), getService(strapi, 'debris-sweep').stop()]);
+  await Promise.all([getService(strapi, 'expiry-sweep').stop(), getService(strapi, 'debris-sweep').stop(), getService(strapi, 'renditions').stop()]);
   await getService(strapi, 'rate-limits').disconnect();
 };

@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { healthEndpoint } from './middlewares/health';
-import { hideExpiredFiles } from './middlewares/expired-files';
+import { imageDelivery } from './middlewares/image-delivery';
 import { redactSecretsInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { applyHeapGrowth } from './process/heap-growth';
@@ -20,8 +20,9 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   redactSecretsInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
   strapi.server.use(healthEndpoint(strapi));
-  // Ahead of strapi::public, which serves the local provider's files: expired ones answer 404 at once.
-  if (strapi.config.get('plugin::upload.provider', 'local') === 'local') strapi.server.use(hideExpiredFiles(strapi));
+  // Ahead of every Strapi middleware (strapi::public serves the local provider's files): direct image
+  // URLs and transformations (contract §13).
+  strapi.server.use(imageDelivery(strapi));
   // Process-wide settings, before anything uses sharp or allocates much.
   restrictDecoders(getConfig(strapi).blockUnusedDecoders);
   applyHeapGrowth(getConfig(strapi).heapGrowingPercent);
@@ -50,6 +51,11 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     // Deleting a file in the Media Library deletes its image record (the provider files go with the file).
     async afterDelete(event) {
       await getService(strapi, 'images').removeForFile(event.result ?? {});
+    },
+    // An editor moved the focal point: the next transformation crops around the new one.
+    async afterUpdate(event) {
+      const hash = (event.result as { hash?: string } | undefined)?.hash;
+      if (hash) getService(strapi, 'image-sources').forget([hash]);
     },
   });
 

@@ -37,6 +37,13 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   imageConcurrency: { variable: 'IMAGE_API_IMAGE_CONCURRENCY' },
   sharpThreads: { variable: 'IMAGE_API_SHARP_THREADS' },
   heapGrowingPercent: { variable: 'IMAGE_API_HEAP_GROWING_PERCENT' },
+  cacheMaxAgeSeconds: { variable: 'IMAGE_API_CACHE_MAX_AGE' },
+  hotFileCacheBytes: { variable: 'IMAGE_API_HOT_FILE_CACHE_BYTES' },
+  transformPath: { variable: 'IMAGE_API_TRANSFORM_PATH' },
+  transformKey: { variable: 'IMAGE_API_TRANSFORM_KEY' },
+  transformSalt: { variable: 'IMAGE_API_TRANSFORM_SALT' },
+  maxTransformPixels: { variable: 'IMAGE_API_MAX_TRANSFORM_PIXELS' },
+  transformCacheBytes: { variable: 'IMAGE_API_TRANSFORM_CACHE_BYTES' },
 };
 
 /** Fills the options the app's config left unset from their variables (in place). */
@@ -45,7 +52,7 @@ export function applyEnvironment(config: Record<string, unknown>, env: NodeJS.Pr
     if (config[option] !== undefined) continue;
     const value = env[variable];
     if (value === undefined || value.trim() === '') continue;
-    if (option === 'imgbbPath' && value.trim() === 'off') config[option] = null;
+    if ((option === 'imgbbPath' || option === 'transformPath') && value.trim() === 'off') config[option] = null;
     else if (option === 'heapGrowingPercent' && value.trim() === '0') config[option] = null;
     else config[option] = reading === 'list' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
   }

@@ -13,6 +13,15 @@ import { compileTrustedProxies } from './trusted-proxies';
 export const IMAGE_TYPES = ['jpeg', 'png', 'gif', 'webp', 'bmp'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
 
+/** Strapi's responsive breakpoints (and its thumbnail's box), as imgproxy presets. */
+export const DEFAULT_PRESETS: Readonly<Record<string, string>> = {
+  thumbnail: 'rs:fit:245:156',
+  small: 'w:500',
+  medium: 'w:750',
+  large: 'w:1000',
+  xlarge: 'w:1920',
+};
+
 /** The debris sweep's shortest age outside test suites (see sweepAfterMs). */
 export const MIN_SWEEP_AFTER_MS = 60_000;
 
@@ -131,6 +140,28 @@ const options = {
     .custom((list: string[]) => grammar(compileTrustedProxies)(list.filter(Boolean)), 'addresses, CIDR ranges or loopback/linklocal/uniquelocal')
     .default(() => [])
     .description('Proxies whose X-Forwarded-For is believed for the client\'s address (addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`); empty: the connection\'s peer is the client.'),
+  cacheMaxAgeSeconds: positiveInt().default(2_592_000)
+    .description('`max-age` of direct image URLs and transformation results, which never change under their URL (contract §13.1), in seconds (30 days).'),
+  hotFileCacheBytes: Joi.number().integer().min(0).empty('').default(64_000_000)
+    .description('Bytes of served image files kept in memory per process, the most recently used (files up to 1 MB each); 0: none.'),
+  transformPath: Joi.string<string | null>()
+    .pattern(/^\/[A-Za-z0-9._~\/-]*[^/]$/, { name: 'absolute path' })
+    .allow(null)
+    .empty('')
+    .default('/img')
+    .description('Path of the transformations in imgproxy\'s URL format (contract §13.2), at the server root; null (its variable: `off`) turns them off.'),
+  transformKey: Joi.string<string | null>().hex().min(2).allow(null).empty('').default(null)
+    .description('imgproxy signature key, hex. With `transformSalt`, transformation URLs must be signed (presets alone excepted); neither: any URL is accepted, and the boot log warns.'),
+  transformSalt: Joi.string<string | null>().hex().min(2).allow(null).empty('').default(null)
+    .description('imgproxy signature salt, hex (see `transformKey`).'),
+  transformPresets: Joi.object<Record<string, string>>()
+    .pattern(/^[A-Za-z0-9_-]+$/, Joi.string().min(3))
+    .default(() => ({ ...DEFAULT_PRESETS }))
+    .description('Named option sets for `preset`/`pr`, in imgproxy\'s option syntax (`/` between options); by default Strapi\'s breakpoints.'),
+  maxTransformPixels: positiveInt().default(16_000_000)
+    .description('Largest transformation result in pixels; past it, 400 with code 180.'),
+  transformCacheBytes: positiveIntOrNull()
+    .description('Bytes of kept transformation results; past it, the least recently used go. null: no budget.'),
   redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null)
     .description('Redis for rate-limit counters shared by every instance; null: in-process memory.'),
   redisTimeoutMs: positiveInt().default(250)
@@ -147,6 +178,10 @@ export type ImageApiConfig = { [Option in keyof typeof options]: ValueOf<(typeof
 
 export const configSchema = Joi.object<ImageApiConfig>(options)
   .unknown(false)
+  .custom((config: ImageApiConfig) => {
+    if ((config.transformKey === null) !== (config.transformSalt === null)) throw new Error('"transformKey" and "transformSalt" are set together, or neither');
+    return config;
+  }, 'a signature key and salt together')
   .prefs({ abortEarly: true, convert: true, errors: { wrap: { label: '"' } } });
 
 /** Checks an app's configuration and fills in the defaults; throws an Error naming the option. */

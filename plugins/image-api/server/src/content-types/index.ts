@@ -4,6 +4,7 @@ import apiKeyLifecycles from './api-key/lifecycles';
 import pendingUpload from './pending-upload/schema';
 import idempotentUpload from './idempotent-upload/schema';
 import usageDay from './usage-day/schema';
+import rendition from './rendition/schema';
 
 export default {
   image: { schema: image },
@@ -11,4 +12,5 @@ export default {
   'pending-upload': { schema: pendingUpload },
   'idempotent-upload': { schema: idempotentUpload },
   'usage-day': { schema: usageDay },
+  rendition: { schema: rendition },
 };

@@ -39,6 +39,8 @@ export const errors = {
     new ApiError(400, 150, `Invalid expiration: seconds or an ISO 8601 duration (PT10M, P1D), from ${min} to ${max} seconds`),
   invalidAlbum: () => new ApiError(400, 160, 'Invalid album'),
   invalidWidth: () => new ApiError(400, 170, 'Invalid width'),
+  invalidTransformation: (detail: string) => new ApiError(400, 180, `Invalid transformation: ${detail}`),
+  invalidSignature: () => new ApiError(403, 181, 'Invalid signature'),
   noImageId: () => new ApiError(400, 130, 'No image id provided'),
   imageNotFound: () => new ApiError(404, 404, 'Image not found'),
   methodNotAllowed: () => new ApiError(405, 405, 'Method not allowed: use POST (or GET)'),

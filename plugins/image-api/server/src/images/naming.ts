@@ -19,8 +19,8 @@ export function randomId(length = 8): string {
   return id;
 }
 
-export const EXTENSION_BY_FORMAT = { jpeg: 'jpg', png: 'png', gif: 'gif', webp: 'webp' } as const;
-export const MIME_BY_FORMAT = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' } as const;
+export const EXTENSION_BY_FORMAT = { jpeg: 'jpg', png: 'png', gif: 'gif', webp: 'webp', avif: 'avif' } as const;
+export const MIME_BY_FORMAT = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif' } as const;
 
 /**
  * Stored base name: the slug of the client's name (without extension) and the id, which makes it

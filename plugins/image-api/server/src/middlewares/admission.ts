@@ -8,15 +8,13 @@ import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
 import { answerError } from '../http/answers';
 import { bodyLimitsFor, maxBodyBytes } from './upload-body';
-import { errors } from '../http/api-error';
 import { answerFormat } from '../http/request-params';
 import { endAfterBody } from '../requests/end-after-body';
 import { clientAddress } from '../requests/client-address';
-import { requestsPerAddress } from '../services/runtime/request-gate';
+import { refusalError } from '../services/runtime/request-gate';
 import { getConfig, getService } from '../get-service';
 
-/** Seconds a client refused for load or a shutdown is asked to wait. */
-export const BUSY_RETRY_AFTER_SECONDS = 2;
+export { BUSY_RETRY_AFTER_SECONDS } from '../services/runtime/request-gate';
 
 export const hasBody = (ctx: Context) => ctx.get('content-length') !== '' ? Number(ctx.get('content-length')) > 0 : ctx.get('transfer-encoding') !== '';
 
@@ -38,10 +36,7 @@ export function admission(strapi: Core.Strapi) {
     const ticket = getService(strapi, 'request-gate').enter(bodyBytes(ctx, config.maxBytes), address);
     if (typeof ticket === 'string') {
       const draining = ticket === 'draining';
-      const error =
-        ticket === 'address'
-          ? errors.addressBusy(requestsPerAddress(config), BUSY_RETRY_AFTER_SECONDS)
-          : errors.unavailable(draining ? 'shutting down' : 'too many uploads in progress, try again shortly', BUSY_RETRY_AFTER_SECONDS);
+      const error = refusalError(ticket, config);
       // The rest of the body is read and discarded before the connection may close: closing it on
       // unread data resets it, and clients (fetch, among others) then lose the answer. A process
       // that shuts down closes the connection after the answer all the same.

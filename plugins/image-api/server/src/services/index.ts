@@ -5,17 +5,22 @@ import clientConfigs from './keys/client-configs';
 import contentManagerLayout from './admin/content-manager-layout';
 import usageReport from './admin/usage-report';
 import debrisSweep from './storage/debris-sweep';
+import directFiles from './delivery/direct-files';
 import expirySweep from './storage/expiry-sweep';
 import health from './runtime/health';
+import hotFiles from './delivery/hot-files';
 import idempotency from './storage/idempotency';
 import images from './storage/images';
 import imageRemoval from './storage/image-removal';
+import imageSources from './delivery/image-sources';
 import journal from './storage/journal';
 import mediaFolder from './storage/media-folder';
 import mediaStore from './storage/media-store';
 import publicUrl from './public-url';
 import rateLimits from './keys/rate-limits';
+import renditions from './delivery/renditions';
 import requestGate from './runtime/request-gate';
+import transforms from './delivery/transforms';
 import upload from './upload';
 import uploadRecords from './storage/upload-records';
 import usageTally from './storage/usage-tally';
@@ -27,17 +32,22 @@ export default {
   'client-configs': clientConfigs,
   'content-manager-layout': contentManagerLayout,
   'debris-sweep': debrisSweep,
+  'direct-files': directFiles,
   'expiry-sweep': expirySweep,
   health,
+  'hot-files': hotFiles,
   idempotency,
   images,
   'image-removal': imageRemoval,
+  'image-sources': imageSources,
   journal,
   'media-folder': mediaFolder,
   'media-store': mediaStore,
   'public-url': publicUrl,
   'rate-limits': rateLimits,
+  renditions,
   'request-gate': requestGate,
+  transforms,
   upload,
   'upload-records': uploadRecords,
   'usage-report': usageReport,

@@ -13,10 +13,24 @@
 import type { Core } from '@strapi/strapi';
 import { getConfig } from '../../get-service';
 import type { ImageApiConfig } from '../../config';
+import { errors, type ApiError } from '../../http/api-error';
+
+/** Seconds a client refused for load or a shutdown is asked to wait. */
+export const BUSY_RETRY_AFTER_SECONDS = 2;
 
 /** `maxRequestsPerAddress`, or a quarter of the requests in flight when it is not set (at least one). */
 export const requestsPerAddress = (config: Pick<ImageApiConfig, 'maxRequestsPerAddress' | 'maxRequestsInFlight'>) =>
   config.maxRequestsPerAddress ?? Math.max(1, Math.floor(config.maxRequestsInFlight / 4));
+
+/** The answer to a refused request: 429 when its address holds its share, else 503; both with Retry-After. */
+export function refusalError(
+  refusal: Refusal,
+  config: Pick<ImageApiConfig, 'maxRequestsPerAddress' | 'maxRequestsInFlight'>,
+  work: 'uploads' | 'renders' = 'uploads'
+): ApiError {
+  if (refusal === 'address') return errors.addressBusy(requestsPerAddress(config), BUSY_RETRY_AFTER_SECONDS);
+  return errors.unavailable(refusal === 'draining' ? 'shutting down' : `too many ${work} in progress, try again shortly`, BUSY_RETRY_AFTER_SECONDS);
+}
 
 export interface GateLimits {
   maxRequests: number;

@@ -47,9 +47,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const journal = getService(strapi, 'journal');
       const names = images.map((image) => image.name);
       await journal.openMany(images.map((image) => ({ name: image.name, files: filesOf(image) })));
+      let kept = new Map<string, JournalledFile[]>();
       try {
         await transaction(strapi, async (trx) => {
           await rows.remove(trx, IMAGE_UID, images.map((image) => image.id));
+          // After the image rows (whose locks a render waits on to record its result): every kept
+          // transformation is taken, journalled in this transaction (renditions.ts).
+          kept = await getService(strapi, 'renditions').takeFor(trx, names);
           await rows.remove(trx, FILE_UID, images.flatMap((image) => (image.file ? [image.file.id] : [])));
           await getService(strapi, 'usage-tally').removal(trx, images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file })));
         });
@@ -59,7 +63,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
       const limit = pLimit(FILE_DELETES_AT_ONCE);
       const store = getService(strapi, 'media-store');
-      const gone = await Promise.all(images.map((image) => limit(() => store.remove(filesOf(image)))));
+      getService(strapi, 'image-sources').forget(names);
+      const gone = await Promise.all(images.map((image) => limit(() => store.remove([...filesOf(image), ...(kept.get(image.name) ?? [])]))));
       // Files the storage would not let go stay journalled: the sweep retries them.
       await journal.closeNames(names.filter((_, i) => gone[i]));
     },

@@ -8,6 +8,7 @@ import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID } from '../../constants';
 import type { RemovableImage } from './image-removal';
+import type { JournalledFile } from './journal';
 import { createRowWriter } from '../../database/sql-rows';
 import { transaction } from '../../database/transaction';
 import type { SizedFile } from './usage-tally';
@@ -172,13 +173,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         populate: { api_key: { select: ['id'] } },
       });
       if (found.length === 0) return;
+      let kept = new Map<string, JournalledFile[]>();
       await transaction(strapi, async (trx) => {
         await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
+        kept = await getService(strapi, 'renditions').takeFor(trx, [file.hash!]);
         await getService(strapi, 'usage-tally').removal(
           trx,
           found.map((record: { api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file }))
         );
       });
+      // The Media Library removed the file's own files; its kept transformations go here.
+      getService(strapi, 'image-sources').forget([file.hash]);
+      const keptFiles = kept.get(file.hash) ?? [];
+      if (keptFiles.length > 0 && (await getService(strapi, 'media-store').remove(keptFiles))) {
+        await getService(strapi, 'journal').closeNames([file.hash]);
+      }
     },
   };
 };

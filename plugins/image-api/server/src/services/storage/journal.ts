@@ -9,10 +9,14 @@
  * once its files are really gone. Rows are named after the image (unique).
  */
 import type { Core } from '@strapi/strapi';
-import { IMAGE_UID, PENDING_UPLOAD_UID } from '../../constants';
+import { IMAGE_UID, PENDING_UPLOAD_UID, RENDITION_UID } from '../../constants';
 import { getService } from '../../get-service';
 import { databaseClock } from '../../database/database-clock';
 import { createRowWriter, type Knex } from '../../database/sql-rows';
+
+/** The journal row of a transformation result being kept is named after its key. */
+export const renditionJournalName = (key: string) => `rendition:${key}`;
+const renditionKeyOf = (name: string) => (name.startsWith('rendition:') ? name.slice('rendition:'.length) : null);
 
 /** A provider file, as the journal names it. */
 export interface JournalledFile {
@@ -30,6 +34,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return { createdAt: now, updatedAt: now, publishedAt: now };
   };
 
+  /** Whether the files a row names have their record: an image's, or a kept transformation's (renditions.ts). */
+  const isRecorded = async (name: string) => {
+    const rendition = renditionKeyOf(name);
+    return rendition === null
+      ? Boolean(await strapi.db.query(IMAGE_UID).findOne({ where: { name }, select: ['id'] }))
+      : Boolean(await strapi.db.query(RENDITION_UID).findOne({ where: { key: rendition }, select: ['id'] }));
+  };
+
   return {
     /** Journals an upload about to be written (its own statement, committed at once); returns the row id. */
     async open(name: string, files: JournalledFile[]): Promise<number> {
@@ -37,11 +49,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return insert(strapi.db.connection, table(), row);
     },
 
-    /** Journals the files of several images in one statement (a deletion about to start). */
-    async openMany(entries: Array<{ name: string; files: JournalledFile[] }>): Promise<void> {
+    /**
+     * Journals the files of several images in one statement: a deletion about to start, or (in its
+     * transaction, `trx`) the transformation results it takes with its images.
+     */
+    async openMany(entries: Array<{ name: string; files: JournalledFile[] }>, trx: Knex = strapi.db.connection): Promise<void> {
       if (entries.length === 0) return;
       const rows = entries.map(({ name, files }) => toRow(PENDING_UPLOAD_UID, { name, files, ...stamps() }));
-      await strapi.db.connection(table()).insert(rows);
+      await trx(table()).insert(rows);
     },
 
     /** Deletes a row: its upload was recorded (in `trx`), or its files are gone. */
@@ -66,7 +81,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const stale = await strapi.db.query(PENDING_UPLOAD_UID).findMany({ where: { id: { $in: ids } } });
       let cleaned = 0;
       for (const entry of stale) {
-        const recorded = await strapi.db.query(IMAGE_UID).findOne({ where: { name: entry.name }, select: ['id'] });
+        const recorded = await isRecorded(entry.name);
         if (!recorded) {
           if (!(await getService(strapi, 'media-store').remove(entry.files as JournalledFile[]))) continue;
           cleaned++;

@@ -6,13 +6,15 @@
  * journal row naming them stays until they really are gone. If the database goes away while the
  * records are written, the outcome is the debris sweep's to settle (see the catch below).
  */
+import { promises as fsp } from 'fs';
+import path from 'path';
 import { Readable } from 'stream';
 import type { Core } from '@strapi/strapi';
 import type { Knex } from 'knex';
 import type { EncodedImage, Renditions } from '../../images/image-variants';
 import type { StoredImage, StoredVariant } from '../../http/image-json';
 import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT, randomId } from '../../images/naming';
-import { getService } from '../../get-service';
+import { getConfig, getService } from '../../get-service';
 import type { JournalledFile } from './journal';
 import { deleteHashOf } from './images';
 import type { MediaFolder } from './media-folder';
@@ -76,7 +78,11 @@ const DELETE_SECRET_LENGTH = 40;
 
 const kilobytes = (bytes: number) => Math.round((bytes / 1000) * 100) / 100;
 
-function providerFile(image: EncodedImage, hash: string): ProviderFile {
+/** The provider's file object for encoded bytes stored as `<hash>.<ext>`. */
+export function providerFile(
+  image: Pick<EncodedImage, 'buffer' | 'width' | 'height'> & { format: keyof typeof EXTENSION_BY_FORMAT },
+  hash: string
+): ProviderFile {
   const ext = `.${EXTENSION_BY_FORMAT[image.format]}`;
   return {
     name: `${hash}${ext}`,
@@ -140,8 +146,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return failed.length === 0;
   }
 
+  /**
+   * The bytes of a stored file: from disk with the local provider, else from its URL (S3 and the
+   * like), within `fetchTimeoutMs`. Only this service's own files are ever read (their URLs come
+   * from their records).
+   */
+  async function read(file: { hash: string; ext: string; url: string }): Promise<Buffer> {
+    if (providerName() === 'local') return fsp.readFile(path.join(strapi.dirs.static.public, 'uploads', `${file.hash}${file.ext}`));
+    const response = await fetch(absolute(file.url), { signal: AbortSignal.timeout(getConfig(strapi).fetchTimeoutMs) });
+    if (!response.ok) throw new Error(`image-api: the storage answered ${response.status} for a stored file`);
+    return Buffer.from(await response.arrayBuffer());
+  }
+
   return {
     remove,
+    read,
+
+    /** Writes one file (not an upload's: a transformation result); the file's `url` is set. */
+    async put(file: ProviderFile, bytes: Buffer): Promise<void> {
+      await write(file, bytes);
+    },
 
     async store(upload: NewImage): Promise<StoredImage> {
       const { renditions } = upload;

@@ -1,0 +1,81 @@
+/**
+ * Answers with bytes that never change under their URL (contract §13.1): direct image files and
+ * transformation results. `Cache-Control: public, max-age=N, immutable`, a strong ETag and
+ * Last-Modified; a revalidation answers 304 (Koa's `ctx.fresh`, the `fresh` package); HEAD; one
+ * `Range` answers 206 (the `range-parser` package; several ranges get the whole file, as nginx does
+ * when it would not combine them), an unsatisfiable one 416.
+ */
+import fs from 'fs';
+import type { Context } from 'koa';
+import parseRange from 'range-parser';
+
+export interface ImmutableBytes {
+  /** The bytes, when they are in memory; else `path` is streamed. */
+  bytes: Buffer | null;
+  path?: string;
+  size: number;
+  type: string;
+  /** Quoted, strong. */
+  etag: string;
+  lastModified: Date;
+}
+
+export interface AnswerOptions {
+  maxAgeSeconds: number;
+  /** The answer depends on `Accept` (a negotiated format). */
+  varyAccept?: boolean;
+}
+
+/** A strong ETag from a file's modification time and size, as nginx writes it (so both agree behind one URL). */
+export const fileEtag = (mtimeMs: number, size: number) => `"${Math.floor(mtimeMs / 1000).toString(16)}-${size.toString(16)}"`;
+
+/** 404 that no cache keeps: the image was deleted, expired, or never was (contract §13.1). */
+export function answerGone(ctx: Context, body: string | Record<string, unknown> = 'Not Found'): void {
+  ctx.status = 404;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+}
+
+export function answerImmutable(ctx: Context, item: ImmutableBytes, { maxAgeSeconds, varyAccept = false }: AnswerOptions): void {
+  ctx.status = 200;
+  ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}, immutable`);
+  ctx.set('ETag', item.etag);
+  ctx.set('Last-Modified', item.lastModified.toUTCString());
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  if (varyAccept) ctx.set('Vary', 'Accept');
+  ctx.type = item.type;
+  if (ctx.fresh) {
+    ctx.status = 304;
+    ctx.body = null;
+    return;
+  }
+
+  let start = 0;
+  let end = item.size - 1;
+  const range = ctx.get('Range');
+  const ifRange = ctx.get('If-Range');
+  if (range && (!ifRange || ifRange === item.etag)) {
+    const ranges = parseRange(item.size, range, { combine: true });
+    if (ranges === -1) {
+      ctx.status = 416;
+      ctx.set('Content-Range', `bytes */${item.size}`);
+      ctx.type = 'text/plain';
+      ctx.body = 'Range Not Satisfiable';
+      return;
+    }
+    if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
+      [{ start, end }] = ranges;
+      ctx.status = 206;
+      ctx.set('Content-Range', `bytes ${start}-${end}/${item.size}`);
+    }
+  }
+
+  if (item.bytes) {
+    ctx.body = start === 0 && end === item.size - 1 ? item.bytes : item.bytes.subarray(start, end + 1);
+  } else {
+    // HEAD opens no file: an empty body, and the length the GET would send.
+    ctx.body = ctx.method === 'HEAD' ? Buffer.alloc(0) : fs.createReadStream(item.path!, { start, end });
+    ctx.length = end - start + 1;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Direct image URLs served by the app itself (the local provider's `/uploads/`, contract §13.1): an
+ * API image's original and variants are immutable (stored names are never reused), so they are
+ * answered with long-lived caching headers, from memory when hot (delivery/hot-files.ts). A deleted or
+ * expired image's files are gone from the instant it expires, not only once the sweep removed them.
+ * Other files of `/uploads/` (Media Library uploads) are not ours: Strapi serves them as it does.
+ */
+import fs from 'fs';
+import path from 'path';
+import type { Core } from '@strapi/strapi';
+import { getService } from '../../get-service';
+import { fileEtag, type ImmutableBytes } from '../../delivery/immutable-answer';
+import { HOT_FILE_MAX_BYTES } from '../../delivery/hot-files';
+
+/** `gone`: a deleted, expired or missing file (404, no-store); `not-ours`: another Media Library file. */
+export type DirectFile = ImmutableBytes | 'gone' | 'not-ours';
+
+/** A stored file name, nothing else: no path separators, no dot files. */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const folder = () => path.join(strapi.dirs.static.public, 'uploads');
+
+  const statOf = (file: string) => {
+    try {
+      // Synchronous on purpose: a stat of a cached inode takes microseconds, less than a round trip
+      // to libuv's thread pool, and it is what keeps a deleted file from being served from memory.
+      return fs.statSync(file);
+    } catch {
+      return null;
+    }
+  };
+
+  return {
+    async find(fileName: string): Promise<DirectFile> {
+      if (!FILE_NAME.test(fileName)) return 'not-ours';
+      const sources = getService(strapi, 'image-sources');
+      const named = await sources.byFileName(fileName);
+      const file = path.join(folder(), fileName);
+      const stat = statOf(file);
+      if (!named) return stat ? 'not-ours' : 'gone';
+      if (!sources.isLive(named.image) || !stat?.isFile()) return 'gone';
+
+      const etag = fileEtag(stat.mtimeMs, stat.size);
+      const described = { size: stat.size, type: named.file.mime, etag, lastModified: stat.mtime };
+      const hot = getService(strapi, 'hot-files');
+      const key = `file:${fileName}:${etag}`;
+      const cached = hot.get(key);
+      if (cached) return { ...described, bytes: cached.bytes };
+      if (stat.size > HOT_FILE_MAX_BYTES) return { ...described, bytes: null, path: file };
+      const bytes = await fs.promises.readFile(file);
+      hot.keep(key, { bytes, type: described.type, etag, lastModified: described.lastModified });
+      return { ...described, bytes };
+    },
+  };
+};

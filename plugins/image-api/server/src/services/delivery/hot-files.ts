@@ -1,0 +1,14 @@
+/** The process's hot image bytes (delivery/hot-files.ts), shared by direct files and kept transformations. */
+import type { Core } from '@strapi/strapi';
+import { getConfig } from '../../get-service';
+import { createHotFiles } from '../../delivery/hot-files';
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  let hot: ReturnType<typeof createHotFiles> | null = null;
+  // Made on first use: the config is validated by then.
+  const instance = () => (hot ??= createHotFiles(getConfig(strapi).hotFileCacheBytes));
+  return {
+    get: (key: string) => instance().get(key),
+    keep: (...args: Parameters<ReturnType<typeof createHotFiles>['keep']>) => instance().keep(...args),
+  };
+};

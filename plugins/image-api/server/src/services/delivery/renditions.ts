@@ -1,0 +1,248 @@
+/**
+ * Transformation results, rendered once and kept (contract §13.2): through the upload provider (local
+ * disk or S3, so a repeat on any instance is a read, not a render), named by a row of `rendition`
+ * whose key is what makes the bytes (the source file, the plan with its crop, the encoding). A moved
+ * focal point moves the crop, so it makes a new key: an old crop is never served for it.
+ *
+ * - Concurrent requests for one result on this instance share one render.
+ * - A render takes a ticket of the request gate (503/429 past its limits, as uploads) and an
+ *   image-work slot (images/image-work.ts).
+ * - Complete or absent: the journal names the file before it is written; the row is recorded with the
+ *   image's row locked, so a deletion either sees the row and takes it, or went first and the render
+ *   is refused and its file removed (image-removal.ts takes an image's rows in its transaction).
+ * - `transformCacheBytes`: past it, the least recently used go (evict(), run every EVICT_EVERY_MS).
+ */
+import crypto from 'crypto';
+import type { Core } from '@strapi/strapi';
+import { IMAGE_UID, RENDITION_UID } from '../../constants';
+import { getConfig, getService } from '../../get-service';
+import { createRowWriter, type Knex } from '../../database/sql-rows';
+import { transaction } from '../../database/transaction';
+import { isUniqueViolation } from '../../database/unique-violation';
+import { databaseClock } from '../../database/database-clock';
+import { errors } from '../../http/api-error';
+import { runImageWork } from '../../images/image-work';
+import { periodic } from '../../process/periodic';
+import { render, sourceSize } from '../../delivery/render';
+import type { RenderPlan } from '../../delivery/render-plan';
+import type { OutputFormat } from '../../delivery/transform-options';
+import type { HotEntry } from '../../delivery/hot-files';
+import { refusalError } from '../runtime/request-gate';
+import { providerFile } from '../storage/media-store';
+import { renditionJournalName, type JournalledFile } from '../storage/journal';
+import type { NamedFile } from './image-sources';
+
+/** What a transformation asks of one source file. */
+export interface RenditionRequest {
+  source: NamedFile;
+  plan: RenderPlan;
+  format: OutputFormat;
+  quality: number;
+  /** The plan for the source's real size, should its header disagree with its record. */
+  replan: (size: { width: number; height: number }) => RenderPlan;
+}
+
+/** A kept result's row, as a deletion takes it. */
+interface RenditionRow {
+  id: number;
+  key: string;
+  image_name: string;
+  hash: string;
+  ext: string;
+  url: string;
+  size: number;
+}
+
+/** How often usage is written and the byte budget enforced. */
+const EVICT_EVERY_MS = 60_000;
+/** Results evicted per statement. */
+const EVICT_BATCH = 100;
+
+/** The key: SHA-256 of everything the bytes depend on. */
+export function renditionKey({ source, plan, format, quality }: Omit<RenditionRequest, 'replan'>): string {
+  const { hash, ext } = source.file;
+  const what = { v: 1, file: `${hash}${ext}`, plan, format, quality };
+  return crypto.createHash('sha256').update(JSON.stringify(what)).digest('hex');
+}
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const rows = createRowWriter(strapi);
+  const table = () => rows.model(RENDITION_UID).tableName;
+  const column = (uid: string, attribute: string) => rows.model(uid).attributes[attribute]?.columnName ?? attribute;
+  const clock = databaseClock(strapi);
+  const inFlight = new Map<string, Promise<HotEntry>>();
+  /** Keys served since the last write of `last_used_at` (written by the periodic job, not per request). */
+  const used = new Set<string>();
+  const sqlite = () => strapi.db.dialect.client === 'sqlite';
+
+  const entryOf = (key: string, bytes: Buffer, mime: string, createdAt: Date): HotEntry => ({
+    bytes,
+    type: mime,
+    etag: `"${key.slice(0, 32)}"`,
+    lastModified: createdAt,
+  });
+
+  async function findKept(key: string): Promise<HotEntry | null> {
+    const row = await strapi.db.connection(table()).where(column(RENDITION_UID, 'key'), key).first();
+    if (!row) return null;
+    try {
+      const bytes = await getService(strapi, 'media-store').read({ hash: row.hash, ext: row.ext, url: row.url });
+      return entryOf(key, bytes, row.mime, new Date(row[column(RENDITION_UID, 'createdAt')] ?? Date.now()));
+    } catch {
+      // The file is gone (evicted or removed meanwhile): render it again.
+      return null;
+    }
+  }
+
+  /** Records the kept file, unless its image went meanwhile (then: false). */
+  async function record(key: string, request: RenditionRequest, file: ReturnType<typeof providerFile>, journalId: number): Promise<boolean> {
+    const journal = getService(strapi, 'journal');
+    return transaction(strapi, async (trx) => {
+      // The image's row locked until this commits: a deletion waits, then takes this row too.
+      const lookup = trx(rows.model(IMAGE_UID).tableName).where(column(IMAGE_UID, 'name'), request.source.image.name);
+      const image = await (sqlite() ? lookup : lookup.forUpdate()).first('id');
+      if (!image) return false;
+      const now = clock.now();
+      const row = rows.toRow(RENDITION_UID, {
+        key,
+        image_name: request.source.image.name,
+        hash: file.hash,
+        ext: file.ext,
+        mime: file.mime,
+        size: file.sizeInBytes,
+        width: file.width,
+        height: file.height,
+        url: file.url ?? '',
+        provider_metadata: file.provider_metadata ?? null,
+        last_used_at: now,
+        createdAt: now,
+        updatedAt: now,
+        publishedAt: now,
+      });
+      await rows.insert(trx, table(), row);
+      await journal.close(journalId, trx);
+      return true;
+    });
+  }
+
+  async function renderAndKeep(key: string, request: RenditionRequest, address: string): Promise<HotEntry> {
+    const config = getConfig(strapi);
+    const ticket = getService(strapi, 'request-gate').enter(0, address);
+    if (typeof ticket === 'string') throw refusalError(ticket, config, 'renders');
+    let rendered;
+    try {
+      rendered = await runImageWork(async () => {
+        const source = await getService(strapi, 'media-store').read(request.source.file);
+        // The plan was made from the recorded size; the file's own header has the last word.
+        const size = await sourceSize(source, config.maxPixels);
+        const recorded = request.source.file;
+        const plan = size.width === recorded.width && size.height === recorded.height ? request.plan : request.replan(size);
+        return render(source, plan, { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality }, config.maxPixels);
+      });
+    } finally {
+      ticket.leave();
+    }
+
+    const file = providerFile(rendered, `${request.source.image.name}_t${key.slice(0, 24)}`);
+    const journal = getService(strapi, 'journal');
+    const store = getService(strapi, 'media-store');
+    const files: JournalledFile[] = [{ hash: file.hash, ext: file.ext }];
+    const journalId = await journal.open(renditionJournalName(key), files);
+    let kept = false;
+    try {
+      await store.put(file, rendered.buffer);
+      kept = await record(key, request, file, journalId);
+      if (!kept) throw errors.imageNotFound();
+    } catch (error) {
+      // Another instance kept the same result first: the file (same name, same bytes) is its.
+      if (isUniqueViolation(error)) {
+        await journal.close(journalId).catch(() => undefined);
+        kept = true;
+      } else {
+        if (await store.remove(files)) await journal.close(journalId).catch(() => undefined);
+        throw error;
+      }
+    }
+    return entryOf(key, rendered.buffer, rendered.mime, new Date());
+  }
+
+  /** Writes the usage noted since the last run, then evicts past the byte budget. */
+  async function maintain(): Promise<number> {
+    const keys = [...used];
+    used.clear();
+    if (keys.length > 0) {
+      await strapi.db.connection(table()).whereIn(column(RENDITION_UID, 'key'), keys).update({ [column(RENDITION_UID, 'last_used_at')]: clock.now() });
+    }
+    const budget = getConfig(strapi).transformCacheBytes;
+    if (budget === null) return 0;
+    const sizeColumn = column(RENDITION_UID, 'size');
+    const total = Number((await strapi.db.connection(table()).sum({ total: sizeColumn }).first())?.total ?? 0);
+    let excess = total - budget;
+    let evicted = 0;
+    while (excess > 0) {
+      const oldest: RenditionRow[] = await strapi.db.connection(table()).orderBy(column(RENDITION_UID, 'last_used_at')).limit(EVICT_BATCH);
+      if (oldest.length === 0) break;
+      const batch: RenditionRow[] = [];
+      for (const row of oldest) {
+        if (excess <= 0) break;
+        batch.push(row);
+        excess -= Number(row.size);
+      }
+      await remove(batch);
+      evicted += batch.length;
+    }
+    return evicted;
+  }
+  const job = periodic(maintain, (error) => strapi.log.warn(`image-api: kept transformations upkeep failed: ${(error as Error)?.message ?? error}`));
+
+  /** Deletes rows (journalled first) and then their files. */
+  async function remove(batch: RenditionRow[]): Promise<void> {
+    if (batch.length === 0) return;
+    const journal = getService(strapi, 'journal');
+    const names = batch.map((row) => renditionJournalName(row.key));
+    await journal.openMany(batch.map((row) => ({ name: renditionJournalName(row.key), files: [{ hash: row.hash, ext: row.ext }] })));
+    await strapi.db.connection(table()).whereIn('id', batch.map((row) => row.id)).del();
+    if (await getService(strapi, 'media-store').remove(batch.map(({ hash, ext }) => ({ hash, ext })))) await journal.closeNames(names);
+  }
+
+  return {
+    /** The result's bytes: kept, or rendered now (and kept). */
+    async get(request: RenditionRequest, address: string): Promise<HotEntry> {
+      const key = renditionKey(request);
+      const hot = getService(strapi, 'hot-files');
+      const cached = hot.get(key);
+      used.add(key);
+      if (cached) return cached;
+      let pending = inFlight.get(key);
+      if (!pending) {
+        pending = (async () => (await findKept(key)) ?? renderAndKeep(key, request, address))()
+          .then((entry) => hot.keep(key, entry))
+          .finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
+      }
+      return pending;
+    },
+
+    /**
+     * In a deletion's transaction: deletes the kept results of these images and journals their
+     * files (named after their image, as its own files are); returns the files, to remove once it
+     * commits.
+     */
+    async takeFor(trx: Knex, imageNames: string[]): Promise<Map<string, JournalledFile[]>> {
+      const taken = new Map<string, JournalledFile[]>();
+      if (imageNames.length === 0) return taken;
+      const query = trx(table()).whereIn(column(RENDITION_UID, 'image_name'), imageNames).select('id', column(RENDITION_UID, 'image_name'), 'hash', 'ext');
+      const found: RenditionRow[] = await (sqlite() ? query : query.forUpdate());
+      if (found.length === 0) return taken;
+      for (const row of found) taken.set(row.image_name, [...(taken.get(row.image_name) ?? []), { hash: row.hash, ext: row.ext }]);
+      await trx(table()).whereIn('id', found.map((row) => row.id)).del();
+      await getService(strapi, 'journal').openMany([...taken].map(([name, files]) => ({ name, files })), trx);
+      return taken;
+    },
+
+    /** Writes usage and enforces the byte budget now (a run under way is joined); returns the results evicted. */
+    maintain: (): Promise<number> => job.run(),
+    start: (): void => job.start(EVICT_EVERY_MS, () => []),
+    stop: (): Promise<void> => job.stop(),
+  };
+};

@@ -1,0 +1,119 @@
+/**
+ * Direct image URLs served by the app (contract §13.1, the local provider): immutable caching, a
+ * strong ETag and Last-Modified, 304 on revalidation, HEAD, one Range; 404 with no-store once the
+ * image is deleted or expired; the viewer page keeps no-cache; other Media Library files keep
+ * Strapi's behaviour.
+ */
+import fs from 'fs';
+import path from 'path';
+import { useApp } from '../../helpers/app';
+import { jpeg } from '../../helpers/fixtures';
+
+const app = useApp({ IMAGE_API_CACHE_MAX_AGE: '86400' });
+
+/** A GET whose body is kept as bytes whatever its type. */
+const bytesOf = (req: ReturnType<typeof app.http.get>) =>
+  req.buffer(true).parse((res, done) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => done(null, Buffer.concat(chunks)));
+  });
+
+let image: Record<string, any>;
+beforeAll(async () => {
+  const res = await app.upload(app.key, await jpeg(640, 480), { filename: 'direct.jpg' });
+  expect(res.status).toBe(200);
+  image = res.body.image;
+});
+
+test.each(['url', 'thumb', 'medium'])('%s: 200, the stored bytes, immutable for cacheMaxAgeSeconds, ETag and Last-Modified', async (which) => {
+  const url: string = which === 'url' ? image.url : image[which].url;
+  const res = await bytesOf(app.http.get(app.pathOf(url)));
+  expect(res.status).toBe(200);
+  expect(res.headers['cache-control']).toBe('public, max-age=86400, immutable');
+  expect(res.headers['content-type']).toBe('image/jpeg');
+  const stored = fs.readFileSync(path.join(app.uploadsDir, path.basename(app.pathOf(url))));
+  expect(Buffer.compare(res.body, stored)).toBe(0);
+  const stat = fs.statSync(path.join(app.uploadsDir, path.basename(app.pathOf(url))));
+  expect(res.headers.etag).toBe(`"${Math.floor(stat.mtimeMs / 1000).toString(16)}-${stat.size.toString(16)}"`);
+  expect(res.headers['last-modified']).toBe(stat.mtime.toUTCString());
+  expect(res.headers['accept-ranges']).toBe('bytes');
+  // Served ahead of Strapi's middlewares: no session cookie, no page security headers.
+  expect(res.headers['set-cookie']).toBeUndefined();
+});
+
+test('If-None-Match and If-Modified-Since answer 304 with no body; a stale ETag gets the file', async () => {
+  const url = app.pathOf(image.url);
+  const first = await app.http.get(url);
+  const byTag = await app.http.get(url).set('If-None-Match', first.headers.etag);
+  expect([byTag.status, byTag.text ?? '']).toEqual([304, '']);
+  const byDate = await app.http.get(url).set('If-Modified-Since', first.headers['last-modified']);
+  expect(byDate.status).toBe(304);
+  const stale = await app.http.get(url).set('If-None-Match', '"0-0"');
+  expect(stale.status).toBe(200);
+});
+
+test('HEAD: the headers of the GET, no body', async () => {
+  const url = app.pathOf(image.url);
+  const head = await app.http.head(url);
+  expect(head.status).toBe(200);
+  expect(head.headers['content-length']).toBe(String(fs.statSync(path.join(app.uploadsDir, path.basename(url))).size));
+  expect(head.headers['cache-control']).toBe('public, max-age=86400, immutable');
+});
+
+test('Range: one range answers 206 with those bytes; an unsatisfiable one 416', async () => {
+  const url = app.pathOf(image.url);
+  const stored = fs.readFileSync(path.join(app.uploadsDir, path.basename(url)));
+  const part = await bytesOf(app.http.get(url).set('Range', 'bytes=100-199'));
+  expect(part.status).toBe(206);
+  expect(part.headers['content-range']).toBe(`bytes 100-199/${stored.length}`);
+  expect(Buffer.compare(part.body, stored.subarray(100, 200))).toBe(0);
+  const tail = await bytesOf(app.http.get(url).set('Range', 'bytes=-10'));
+  expect(Buffer.compare(tail.body, stored.subarray(stored.length - 10))).toBe(0);
+  const beyond = await app.http.get(url).set('Range', `bytes=${stored.length + 10}-`);
+  expect([beyond.status, beyond.headers['content-range']]).toEqual([416, `bytes */${stored.length}`]);
+});
+
+test("the viewer page keeps no-cache (it counts views)", async () => {
+  const res = await app.http.get(app.pathOf(image.url_viewer));
+  expect(res.status).toBe(200);
+  expect(res.headers['cache-control']).toMatch(/no-cache|no-store/);
+});
+
+test('deleted: every URL of the image answers 404 with no-store, also right after it was served from memory', async () => {
+  const res = await app.upload(app.key, await jpeg(200, 100), { filename: 'soon-gone.jpg' });
+  const urls = [res.body.image.url, res.body.image.thumb.url, res.body.image.medium.url].map(app.pathOf);
+  for (const url of urls) expect((await app.http.get(url)).status).toBe(200);
+  const deleted = await app.http.post('/api/1/delete').set('X-API-Key', app.key).send({ id: res.body.image.id_encoded });
+  expect(deleted.status).toBe(200);
+  for (const url of urls) {
+    const gone = await app.http.get(url);
+    expect([url, gone.status, gone.headers['cache-control']]).toEqual([url, 404, 'no-store']);
+  }
+});
+
+test('expired: 404 with no-store from the instant it expires, before the sweep', async () => {
+  const res = await app.upload(app.key, await jpeg(200, 100), { filename: 'expiring.jpg' });
+  const url = app.pathOf(res.body.image.url);
+  expect((await app.http.get(url)).status).toBe(200);
+  await app.strapi.db.connection('image_api_images').where('id_encoded', res.body.image.id_encoded).update({ expires_at: new Date(Date.now() - 1000) });
+  app.strapi.plugin('image-api').service('image-sources').forget([res.body.image.name]);
+  const gone = await app.http.get(url);
+  expect([gone.status, gone.headers['cache-control']]).toEqual([404, 'no-store']);
+  expect(fs.existsSync(path.join(app.uploadsDir, path.basename(url)))).toBe(true);
+});
+
+test("a Media Library file that is not an API image keeps Strapi's serving (no immutable caching)", async () => {
+  fs.writeFileSync(path.join(app.uploadsDir, 'editor_upload_1a2b3c.jpg'), await jpeg(10, 10));
+  const res = await app.http.get('/uploads/editor_upload_1a2b3c.jpg');
+  expect(res.status).toBe(200);
+  expect(res.headers['cache-control'] ?? '').not.toContain('immutable');
+});
+
+test('a file that is not there: 404 with no-store; a path outside uploads/ is not served', async () => {
+  const missing = await app.http.get('/uploads/never_was_abc.jpg');
+  expect([missing.status, missing.headers['cache-control']]).toEqual([404, 'no-store']);
+  const traversal = await app.http.get('/uploads/..%2F..%2Fpackage.json');
+  // Strapi's static server refuses it (403); never the file.
+  expect([403, 404]).toContain(traversal.status);
+});

@@ -1,0 +1,271 @@
+/**
+ * Transformations in imgproxy's URL format (contract §13.2, docs/api.md "Transformations"): URLs made
+ * by imgproxy's own Node builder, both source forms, signatures, presets, format negotiation, the
+ * focal point, the limits, and kept results: rendered once, read back, removed with their image.
+ */
+import crypto from 'crypto';
+import fs from 'fs';
+import path from 'path';
+import sharp from 'sharp';
+import { generateImageUrl } from '@imgproxy/imgproxy-node';
+import { useApp } from '../../helpers/app';
+import { adminToken } from '../../helpers/admin';
+import { jpeg, png } from '../../helpers/fixtures';
+
+const KEY = crypto.randomBytes(32).toString('hex');
+const SALT = crypto.randomBytes(16).toString('hex');
+const app = useApp({ IMAGE_API_TRANSFORM_KEY: KEY, IMAGE_API_TRANSFORM_SALT: SALT });
+const ENDPOINT = 'http://img.test:1337/img';
+
+type Options = Parameters<typeof generateImageUrl>[0]['options'];
+/** A signed URL's path, as imgproxy's builder writes it. */
+const signed = (source: string, options: Options, displayAs: 'plain' | 'base64' = 'base64') =>
+  new URL(generateImageUrl({ endpoint: ENDPOINT, url: { value: source, displayAs }, options, key: KEY, salt: SALT })).pathname;
+const unsigned = (source: string, options: Options, displayAs: 'plain' | 'base64' = 'base64') =>
+  new URL(generateImageUrl({ endpoint: ENDPOINT, url: { value: source, displayAs }, options })).pathname;
+
+/** A hand-written path (`/rs:fill:100:100/plain/...`) with its signature in front. */
+const signPath = (rest: string) =>
+  `/img/${crypto.createHmac('sha256', Buffer.from(KEY, 'hex')).update(Buffer.from(SALT, 'hex')).update(rest).digest('base64url')}${rest}`;
+/** AVIF is an ISO-BMFF file of brand `avif` (this process's sharp has its HEIF loader blocked by the plugin). */
+const isAvif = (bytes: Buffer) => bytes.subarray(4, 12).toString('latin1') === 'ftypavif';
+
+const renditions = () => app.strapi.db.connection('image_api_renditions');
+
+/** Pixels of a picture whose left half is red and right half blue, so a crop shows where it was taken. */
+const halves = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: '#ff0000' } })
+    .composite([{ input: { create: { width: width / 2, height, channels: 3, background: '#0000ff' } }, left: width / 2, top: 0 }])
+    .jpeg({ quality: 95 })
+    .toBuffer();
+
+let original: { url: string; name: string; medium: string; idEncoded: string };
+beforeAll(async () => {
+  const res = await app.upload(app.key, await halves(1200, 800), { filename: 'halves.jpg' });
+  expect(res.status).toBe(200);
+  original = { url: res.body.image.url, name: res.body.image.name, medium: res.body.image.medium.url, idEncoded: res.body.image.id_encoded };
+});
+
+describe('URLs from imgproxy-node', () => {
+  test('a signed resize, base64 source: 200 with the image at that width, immutable caching, a strong ETag', async () => {
+    const res = await app.http.get(signed(original.url, { width: 300, format: 'jpg' }));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/jpeg');
+    expect(res.headers['cache-control']).toBe('public, max-age=2592000, immutable');
+    expect(res.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(res.headers['last-modified']).toBeDefined();
+    expect(res.headers.vary).toBeUndefined();
+    const meta = await sharp(res.body).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 300, 200]);
+  });
+
+  test('the plain source form, and a percent-encoded one, answer the same bytes', async () => {
+    const plain = await app.http.get(signed(original.url, { width: 301, format: 'png' }, 'plain'));
+    expect(plain.status).toBe(200);
+    expect((await sharp(plain.body).metadata()).width).toBe(301);
+    const options = '/f:png/w:301/plain/';
+    const encodedPath = `${options}${encodeURIComponent(original.url)}`;
+    const encoded = await app.http.get(signPath(encodedPath));
+    expect(encoded.status).toBe(200);
+    expect(Buffer.compare(encoded.body, plain.body)).toBe(0);
+  });
+
+  test('fill crops to the box; a variant URL is a source too', async () => {
+    const fill = await app.http.get(signed(original.url, { resize: { resizing_type: 'fill', width: 200, height: 200 }, format: 'webp' }));
+    expect(fill.status).toBe(200);
+    expect(fill.headers['content-type']).toBe('image/webp');
+    expect(await sharp(fill.body).metadata()).toMatchObject({ width: 200, height: 200, format: 'webp' });
+    const fromMedium = await app.http.get(signed(original.medium, { width: 100, format: 'jpg' }));
+    expect(fromMedium.status).toBe(200);
+    expect((await sharp(fromMedium.body).metadata()).width).toBe(100);
+  });
+
+  test('never enlarged unless asked', async () => {
+    const asked = await app.http.get(signed(original.url, { width: 2400, format: 'jpg' }));
+    expect((await sharp(asked.body).metadata()).width).toBe(1200);
+    const enlarged = await app.http.get(signed(original.url, { width: 1800, enlarge: 1, format: 'jpg' }));
+    expect((await sharp(enlarged.body).metadata()).width).toBe(1800);
+  });
+
+  test('dpr multiplies the size', async () => {
+    const res = await app.http.get(signed(original.url, { width: 200, dpr: 2, format: 'jpg' }));
+    expect((await sharp(res.body).metadata()).width).toBe(400);
+  });
+
+  test('local:///{file name} names a stored file too', async () => {
+    const res = await app.http.get(signed(`local:///${path.basename(new URL(original.url).pathname)}`, { width: 120, format: 'png' }));
+    expect(res.status).toBe(200);
+    expect((await sharp(res.body).metadata()).width).toBe(120);
+  });
+});
+
+describe('signatures', () => {
+  test('a wrong signature: 403/181 "Invalid signature", no-store, nothing rendered', async () => {
+    const before = (await renditions().count({ n: '*' }))[0].n;
+    const good = signed(original.url, { width: 250 });
+    const wrong = good.replace(/^\/img\/[^/]+/, '/img/' + 'A'.repeat(43));
+    for (const path of [wrong, unsigned(original.url, { width: 250 })]) {
+      const res = await app.http.get(path);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ status_code: 403, error: { message: 'Invalid signature', code: 181 }, status_txt: 'Forbidden' });
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+    expect((await renditions().count({ n: '*' }))[0].n).toBe(before);
+  });
+
+  test('presets alone may go unsigned: `thumbnail` fits within 245×156, `small` is 500 wide', async () => {
+    const thumb = await app.http.get(unsigned(original.url, { preset: ['thumbnail'], format: undefined }).replace(/\/f:[^/]+/, ''));
+    expect(thumb.status).toBe(200);
+    expect(await sharp(thumb.body).metadata()).toMatchObject({ width: 234, height: 156 });
+    const small = await app.http.get(`/img/anything/pr:small/plain/${original.url}@jpg`);
+    expect(small.status).toBe(200);
+    expect(await sharp(small.body).metadata()).toMatchObject({ width: 500, format: 'jpeg' });
+  });
+
+  test('a preset with another option must be signed', async () => {
+    const res = await app.http.get(`/img/insecure/pr:small/q:50/plain/${original.url}`);
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('format', () => {
+  test('no format: AVIF for a client that takes it, then WebP, else the source format; Vary: Accept', async () => {
+    const options = { preset: ['medium'] };
+    const url = unsigned(original.url, options);
+    const cases: Array<[string | undefined, string, string]> = [
+      ['image/avif,image/webp,image/*,*/*;q=0.8', 'image/avif', 'avif'],
+      ['image/webp,*/*', 'image/webp', 'webp'],
+      ['image/avif;q=0,image/webp', 'image/webp', 'webp'],
+      [undefined, 'image/jpeg', 'jpeg'],
+      ['*/*', 'image/jpeg', 'jpeg'],
+    ];
+    for (const [accept, type, format] of cases) {
+      const req = app.http.get(url);
+      const res = await (accept ? req.set('Accept', accept) : req);
+      expect([accept, res.status, res.headers['content-type'], res.headers.vary]).toEqual([accept, 200, type, 'Accept']);
+      expect(format === 'avif' ? isAvif(res.body) : (await sharp(res.body).metadata()).format === format).toBe(true);
+    }
+  });
+
+  test('an extension names the format: @webp (plain), .png (base64)', async () => {
+    const plain = await app.http.get(`/img/x/pr:small/plain/${original.url}@webp`);
+    expect(plain.headers['content-type']).toBe('image/webp');
+    expect(plain.headers.vary).toBeUndefined();
+    const encoded = Buffer.from(original.url).toString('base64url');
+    const b64 = await app.http.get(`/img/x/pr:small/${encoded}.png`);
+    expect(b64.headers['content-type']).toBe('image/png');
+  });
+});
+
+describe('refusals', () => {
+  test.each([
+    ['an unknown option', 'blur:5', 'unknown option "blur"'],
+    ['a dpr over 4', 'dpr:5', 'dpr must be a number from 0.01 to 4'],
+    ['a result over maxTransformPixels', 'w:5000/h:5000', 'the result would exceed 16000000 pixels'],
+    ['a bad resizing type', 'rt:stretch', 'resizing type must be one of fit, fill, fill-down, force, auto'],
+    ['an unknown format', 'f:tiff', 'unsupported format "tiff"'],
+    ['a malformed width', 'w:wide', 'width must be a whole number from 0 to 100000'],
+    ['a bad gravity', 'g:up', 'gravity must be one of no, so, ea, we, noea, nowe, soea, sowe, ce, sm or fp:x:y'],
+  ])('%s: 400/180', async (_, options, detail) => {
+    const res = await app.http.get(signPath(`/${options}/plain/${original.url}`));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status_code: 400, error: { message: `Invalid transformation: ${detail}`, code: 180 }, status_txt: 'Bad Request' });
+  });
+
+  test('an unknown preset (unsigned): 400/180', async () => {
+    const res = await app.http.get(`/img/x/pr:huge/plain/${original.url}`);
+    expect(res.body.error).toEqual({ message: 'Invalid transformation: unknown preset "huge"', code: 180 });
+  });
+
+  test("another host's URL, or an unknown file: 404 with no-store; nothing is fetched", async () => {
+    for (const source of ['http://127.0.0.1:9/a.jpg', `http://img.test:1337/uploads/nope.jpg`, original.url.replace('img.test', 'other.test')]) {
+      const res = await app.http.get(signed(source, { width: 100 }));
+      expect([source, res.status, res.headers['cache-control']]).toEqual([source, 404, 'no-store']);
+      expect(res.body.error.code).toBe(404);
+    }
+  });
+});
+
+describe('kept results', () => {
+  test('rendered once: a repeat is the kept file, byte for byte; a revalidation is 304; HEAD; Range', async () => {
+    const url = signed(original.url, { width: 333, format: 'jpg' });
+    const first = await app.http.get(url);
+    const rows = await renditions().where('image_name', original.name).where('width', 333);
+    expect(rows).toHaveLength(1);
+    const file = path.join(app.uploadsDir, `${rows[0].hash}${rows[0].ext}`);
+    expect(Buffer.compare(fs.readFileSync(file), first.body)).toBe(0);
+    expect(rows[0].size).toBe(first.body.length);
+
+    const again = await app.http.get(url);
+    expect(Buffer.compare(again.body, first.body)).toBe(0);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(await renditions().where('image_name', original.name).where('width', 333)).toHaveLength(1);
+
+    const revalidated = await app.http.get(url).set('If-None-Match', first.headers.etag);
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body).toEqual({});
+    const head = await app.http.head(url);
+    expect([head.status, head.headers['content-length'], head.headers['content-type']]).toEqual([200, String(first.body.length), 'image/jpeg']);
+    const range = await app.http.get(url).set('Range', 'bytes=0-9').buffer(true).parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+    expect(range.status).toBe(206);
+    expect(range.headers['content-range']).toBe(`bytes 0-9/${first.body.length}`);
+    expect(Buffer.compare(range.body, first.body.subarray(0, 10))).toBe(0);
+  });
+
+  test('concurrent requests for one new result share one render and one kept file', async () => {
+    const url = signed(original.url, { width: 411, format: 'webp' });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => app.http.get(url)));
+    expect(answers.map((res) => res.status)).toEqual(Array(6).fill(200));
+    expect(new Set(answers.map((res) => res.headers.etag)).size).toBe(1);
+    expect(await renditions().where('image_name', original.name).where('width', 411)).toHaveLength(1);
+  });
+
+  test('a focal point moved in the Media Library moves the crop at once', async () => {
+    const cropOf = async () => {
+      const res = await app.http.get(signPath(`/rs:fill:40:100/plain/${original.url}@png`));
+      expect(res.status).toBe(200);
+      const { data } = await sharp(res.body).raw().toBuffer({ resolveWithObject: true });
+      return { red: data[0], blue: data[2] };
+    };
+    // A 40×100 window of the picture scaled to 150×100: at the left edge all red, at the right all blue.
+    const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: original.name } });
+    const auth = { Authorization: `Bearer ${await adminToken(app)}` };
+    const move = async (x: number) => {
+      const res = await app.http.put(`/upload/files/${file.id}`).set(auth).send({ fileInfo: { focalPoint: { x, y: 50 } } });
+      expect(res.status).toBe(200);
+    };
+    await move(5);
+    expect((await cropOf()).red).toBeGreaterThan(200);
+    await move(95);
+    const right = await cropOf();
+    expect(right.blue).toBeGreaterThan(200);
+    expect(right.red).toBeLessThan(50);
+  });
+
+  test('deleting the image removes its kept results, rows and files, and its URLs answer 404', async () => {
+    const res = await app.upload(app.key, await jpeg(400, 300), { filename: 'gone.jpg' });
+    const image = res.body.image;
+    const url = signed(image.url, { width: 100, format: 'jpg' });
+    expect((await app.http.get(url)).status).toBe(200);
+    expect((await app.http.get(signed(image.url, { width: 120, format: 'webp' }))).status).toBe(200);
+    const kept = await renditions().where('image_name', image.name);
+    expect(kept).toHaveLength(2);
+    const deleted = await app.http.post('/api/1/delete').set('X-API-Key', app.key).send({ id: image.id_encoded });
+    expect(deleted.status).toBe(200);
+    expect(await renditions().where('image_name', image.name)).toHaveLength(0);
+    for (const row of kept) expect(fs.existsSync(path.join(app.uploadsDir, `${row.hash}${row.ext}`))).toBe(false);
+    expect(await app.strapi.db.connection('image_api_pending_uploads').where('name', image.name)).toHaveLength(0);
+    const after = await app.http.get(url);
+    expect([after.status, after.headers['cache-control']]).toEqual([404, 'no-store']);
+  });
+
+  test('a PNG source keeps PNG when nothing else is accepted', async () => {
+    const res = await app.upload(app.key, await png(300, 200));
+    const answer = await app.http.get(`/img/x/pr:small/plain/${res.body.image.url}`);
+    expect(answer.headers['content-type']).toBe('image/png');
+  });
+});
