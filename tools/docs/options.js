@@ -19,7 +19,7 @@ const CONFIG = path.join(APP_DIR, 'plugins/image-api/dist/server/src/config');
 const DOC = path.join(APP_DIR, 'docs/configuration.md');
 const ENV_EXAMPLE = path.join(APP_DIR, '.env.example');
 /** Variables .env.example lists in its own sections (the server's and the secrets'). */
-const ELSEWHERE_IN_ENV_EXAMPLE = new Set(['PUBLIC_URL', 'IMAGE_API_KEY_SECRET']);
+const ELSEWHERE_IN_ENV_EXAMPLE = new Set(['PUBLIC_URL', 'IMAGE_API_KEY_SECRET', 'IMAGE_API_TRANSFORM_KEY', 'IMAGE_API_TRANSFORM_SALT']);
 
 function options() {
   const { configSchema, validateConfig } = require(path.join(CONFIG, 'schema'));

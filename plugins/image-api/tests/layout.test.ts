@@ -17,6 +17,7 @@ const RANKS: Record<string, number> = {
   config: 0,
   http: 1,
   database: 2,
+  delivery: 2,
   images: 2,
   process: 2,
   requests: 2,

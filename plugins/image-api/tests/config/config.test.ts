@@ -29,6 +29,35 @@ test('an app that sets nothing gets every default', () => {
     imageConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
     keyHashSecret: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
     trustedProxies: [], redisUrl: null, redisTimeoutMs: 250, redisPrefix: 'image-api',
+    cacheMaxAgeSeconds: 2_592_000, hotFileCacheBytes: 64_000_000, transformPath: '/img', transformKey: null, transformSalt: null,
+    transformPresets: { thumbnail: 'rs:fit:245:156', small: 'w:500', medium: 'w:750', large: 'w:1000', xlarge: 'w:1920' },
+    maxTransformPixels: 16_000_000, transformCacheBytes: null,
+  });
+});
+
+describe('transformations (contract §13.2)', () => {
+  afterEach(() => {
+    for (const name of ['IMAGE_API_TRANSFORM_PATH', 'IMAGE_API_TRANSFORM_KEY', 'IMAGE_API_TRANSFORM_SALT']) delete process.env[name];
+  });
+
+  test('IMAGE_API_TRANSFORM_PATH=off turns them off; a path must be absolute', () => {
+    process.env.IMAGE_API_TRANSFORM_PATH = 'off';
+    expect(load({}).transformPath).toBeNull();
+    expect(() => load({ transformPath: 'img' })).toThrow(/transformPath/);
+  });
+
+  test('key and salt are hex, and set together or not at all', () => {
+    expect(load({ transformKey: 'abcd', transformSalt: '0123' })).toMatchObject({ transformKey: 'abcd', transformSalt: '0123' });
+    expect(() => load({ transformKey: 'not hex', transformSalt: '0123' })).toThrow(/transformKey/);
+    expect(() => load({ transformKey: 'abcd' })).toThrow(/"transformKey" and "transformSalt" are set together/);
+    process.env.IMAGE_API_TRANSFORM_KEY = 'abcd';
+    process.env.IMAGE_API_TRANSFORM_SALT = 'ef01';
+    expect(load({})).toMatchObject({ transformKey: 'abcd', transformSalt: 'ef01' });
+  });
+
+  test('presets replace the defaults; their names are URL-safe', () => {
+    expect(load({ transformPresets: { card: 'rs:fill:400:300' } }).transformPresets).toEqual({ card: 'rs:fill:400:300' });
+    expect(() => load({ transformPresets: { 'a/b': 'w:1' } })).toThrow(/transformPresets/);
   });
 });
 
