@@ -31,6 +31,8 @@ const signPath = (rest: string) =>
 const isAvif = (bytes: Buffer) => bytes.subarray(4, 12).toString('latin1') === 'ftypavif';
 
 const renditions = () => app.strapi.db.connection('image_api_renditions');
+/** Results are kept after their answer went: waits for that. */
+const kept = () => app.strapi.plugin('image-api').service('renditions').settled();
 
 /** Pixels of a picture whose left half is red and right half blue, so a crop shows where it was taken. */
 const halves = (width: number, height: number) =>
@@ -101,6 +103,7 @@ describe('URLs from imgproxy-node', () => {
 
 describe('signatures', () => {
   test('a wrong signature: 403/181 "Invalid signature", no-store, nothing rendered', async () => {
+    await kept();
     const before = (await renditions().count({ n: '*' }))[0].n;
     const good = signed(original.url, { width: 250 });
     const wrong = good.replace(/^\/img\/[^/]+/, '/img/' + 'A'.repeat(43));
@@ -190,6 +193,7 @@ describe('kept results', () => {
   test('rendered once: a repeat is the kept file, byte for byte; a revalidation is 304; HEAD; Range', async () => {
     const url = signed(original.url, { width: 333, format: 'jpg' });
     const first = await app.http.get(url);
+    await kept();
     const rows = await renditions().where('image_name', original.name).where('width', 333);
     expect(rows).toHaveLength(1);
     const file = path.join(app.uploadsDir, `${rows[0].hash}${rows[0].ext}`);
@@ -221,6 +225,7 @@ describe('kept results', () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => app.http.get(url)));
     expect(answers.map((res) => res.status)).toEqual(Array(6).fill(200));
     expect(new Set(answers.map((res) => res.headers.etag)).size).toBe(1);
+    await kept();
     expect(await renditions().where('image_name', original.name).where('width', 411)).toHaveLength(1);
   });
 
@@ -252,15 +257,51 @@ describe('kept results', () => {
     const url = signed(image.url, { width: 100, format: 'jpg' });
     expect((await app.http.get(url)).status).toBe(200);
     expect((await app.http.get(signed(image.url, { width: 120, format: 'webp' }))).status).toBe(200);
-    const kept = await renditions().where('image_name', image.name);
-    expect(kept).toHaveLength(2);
+    await kept();
+    const results = await renditions().where('image_name', image.name);
+    expect(results).toHaveLength(2);
     const deleted = await app.http.post('/api/1/delete').set('X-API-Key', app.key).send({ id: image.id_encoded });
     expect(deleted.status).toBe(200);
     expect(await renditions().where('image_name', image.name)).toHaveLength(0);
-    for (const row of kept) expect(fs.existsSync(path.join(app.uploadsDir, `${row.hash}${row.ext}`))).toBe(false);
+    for (const row of results) expect(fs.existsSync(path.join(app.uploadsDir, `${row.hash}${row.ext}`))).toBe(false);
     expect(await app.strapi.db.connection('image_api_pending_uploads').where('name', image.name)).toHaveLength(0);
     const after = await app.http.get(url);
     expect([after.status, after.headers['cache-control']]).toEqual([404, 'no-store']);
+  });
+
+  test('a storage that fails after writing part of a result: the answer still goes, and nothing is left behind', async () => {
+    const provider = app.strapi.plugin('upload').provider;
+    const upload = provider.upload;
+    provider.upload = async (file: { hash: string; ext: string }) => {
+      if (!file.hash.includes('_t')) return upload.call(provider, file);
+      fs.writeFileSync(path.join(app.uploadsDir, `${file.hash}${file.ext}`), Buffer.from('half a file'));
+      throw new Error('disk full');
+    };
+    try {
+      const res = await app.http.get(signed(original.url, { width: 123, format: 'jpg' }));
+      expect(res.status).toBe(200);
+      await kept();
+    } finally {
+      provider.upload = upload;
+    }
+    expect(await renditions().where('width', 123)).toHaveLength(0);
+    expect(fs.readdirSync(app.uploadsDir).filter((name) => name.includes('_t') && fs.readFileSync(path.join(app.uploadsDir, name)).toString() === 'half a file')).toEqual([]);
+    expect(await app.strapi.db.connection('image_api_pending_uploads').where('name', 'like', 'rendition:%')).toHaveLength(0);
+  });
+
+  test('an image deleted while one of its results renders: no result row, file or journal row is left', async () => {
+    const res = await app.upload(app.key, await jpeg(1600, 1200), { filename: 'racing.jpg' });
+    const image = res.body.image;
+    const renders = Array.from({ length: 4 }, (_, i) => app.http.get(signed(image.url, { width: 200 + i, format: 'webp' })));
+    const deleted = app.http.post('/api/1/delete').set('X-API-Key', app.key).send({ id: image.id_encoded });
+    const answers = await Promise.all([...renders, deleted]);
+    expect(answers[4].status).toBe(200);
+    for (const answer of answers.slice(0, 4)) expect([200, 404]).toContain(answer.status);
+    await kept();
+    expect(await renditions().where('image_name', image.name)).toHaveLength(0);
+    expect(fs.readdirSync(app.uploadsDir).filter((name) => name.startsWith(image.name))).toEqual([]);
+    expect(await app.strapi.db.connection('image_api_pending_uploads').where('name', image.name)).toHaveLength(0);
+    expect(await app.strapi.db.connection('image_api_pending_uploads').where('name', 'like', 'rendition:%')).toHaveLength(0);
   });
 
   test('a PNG source keeps PNG when nothing else is accepted', async () => {

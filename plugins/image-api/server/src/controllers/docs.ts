@@ -57,6 +57,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ctx.body = openApiDocument({
         publicUrl: getService(strapi, 'public-url').base(),
         imgbbPath: config.imgbbPath,
+        transformPath: config.transformPath,
+        cacheMaxAgeSeconds: config.cacheMaxAgeSeconds,
         maxBytes: config.maxBytes,
         minExpiration: config.minExpiration,
         maxExpiration: config.maxExpiration,

@@ -12,6 +12,9 @@ export interface DocumentOptions {
   publicUrl: string;
   /** The imgbb dialect's path, or null when it is off. */
   imgbbPath: string | null;
+  /** The transformations' path, or null when they are off. */
+  transformPath: string | null;
+  cacheMaxAgeSeconds: number;
   maxBytes: number;
   minExpiration: number;
   maxExpiration: number;
@@ -186,6 +189,67 @@ const html = (description: string) => ({ description, content: { 'text/html': { 
 const ID = { name: 'id', in: 'path', required: true, description: 'The image\'s id_encoded', schema: { type: 'string' } };
 const SECRET = { name: 'secret', in: 'path', required: true, description: 'The secret of the delete link', schema: { type: 'string' } };
 
+/** The image types the service answers with. */
+const imageContent = () =>
+  Object.fromEntries(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
+
+/** The answers of immutable image bytes (contract §13.1). */
+const imageAnswers = (maxAge: number, varies: boolean) => ({
+  '200': {
+    description: `The image. \`Cache-Control: public, max-age=${maxAge}, immutable\`, a strong ETag, Last-Modified${varies ? ', `Vary: Accept` when the format was negotiated' : ''}.`,
+    headers: {
+      ETag: { schema: { type: 'string' } },
+      'Cache-Control': { schema: { type: 'string' } },
+    },
+    content: imageContent(),
+  },
+  '206': { description: 'One range of the image (`Range: bytes=...`)', content: imageContent() },
+  '304': { description: 'Not modified (If-None-Match, If-Modified-Since)' },
+  '416': { description: 'The range is not in the image', content: { 'text/plain': { schema: { type: 'string' } } } },
+});
+
+function servingPaths(options: DocumentOptions): Record<string, unknown> {
+  const paths: Record<string, unknown> = {
+    '/uploads/{file}': {
+      parameters: [{ name: 'file', in: 'path', required: true, description: 'A stored file name (`url`, `thumb.url`, `medium.url`)', schema: { type: 'string' } }],
+      get: {
+        operationId: 'directImage',
+        tags: ['Serving'],
+        summary: 'A direct image URL, served by the app with the local provider (S3 serves its own)',
+        responses: {
+          ...imageAnswers(options.cacheMaxAgeSeconds, false),
+          '404': { description: 'Deleted, expired or never stored: `Cache-Control: no-store`', content: { 'text/plain': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+  };
+  if (options.transformPath) {
+    paths[`${options.transformPath}/{signature}/{processing}`] = {
+      parameters: [
+        { name: 'signature', in: 'path', required: true, description: "imgproxy's signature of the rest of the path, or any text when the options are presets alone or no key is set", schema: { type: 'string' } },
+        {
+          name: 'processing',
+          in: 'path',
+          required: true,
+          description:
+            "imgproxy's processing options, one per segment (`rs:fill:300:200`, `w:300`, `h`, `dpr`, `el`, `g:fp:0.3:0.6`, `q`, `f`, `pr:small`...), then the source: `plain/{direct URL}[@{extension}]` or base64url of the direct URL `[.{extension}]`. Spans several segments.",
+          schema: { type: 'string', pattern: '^.+$' },
+        },
+      ],
+      get: {
+        operationId: 'transformImage',
+        tags: ['Serving'],
+        summary: "Any size and format of one of this service's images, in imgproxy's URL format",
+        responses: {
+          ...imageAnswers(options.cacheMaxAgeSeconds, true),
+          ...errorResponses([400, 403, 404, 429, 500, 503]),
+        },
+      },
+    };
+  }
+  return paths;
+}
+
 export function openApiDocument(options: DocumentOptions) {
   const deleteJson = {
     '200': {
@@ -305,6 +369,7 @@ export function openApiDocument(options: DocumentOptions) {
       },
     },
   };
+  Object.assign(paths, servingPaths(options));
   if (options.imgbbPath) {
     paths[options.imgbbPath] = { get: uploadOperation(options, 'imgbb', 'get'), post: uploadOperation(options, 'imgbb', 'post') };
   }
@@ -322,6 +387,7 @@ export function openApiDocument(options: DocumentOptions) {
       { name: 'imgbb dialect', description: 'imgbb\'s path, parameters and answer' },
       { name: 'Images', description: 'Deleting images, albums' },
       { name: 'Pages', description: 'HTML pages for people' },
+      { name: 'Serving', description: 'Direct image URLs and transformations in imgproxy\'s URL format (docs/api.md, "Serving images")' },
       { name: 'About', description: 'This document, health' },
     ],
     paths,

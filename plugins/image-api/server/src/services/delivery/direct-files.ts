@@ -33,6 +33,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     async find(fileName: string): Promise<DirectFile> {
+      // A path in disguise (`..%2F`) names nothing here.
+      if (/[/\\]|^\./.test(fileName)) return 'gone';
       if (!FILE_NAME.test(fileName)) return 'not-ours';
       const sources = getService(strapi, 'image-sources');
       const named = await sources.byFileName(fileName);

@@ -70,6 +70,10 @@ export interface ProviderFile {
   buffer?: Buffer;
 }
 
+/** Marks a read of a stored file that is not there (deleted meanwhile). */
+const FILE_MISSING = Symbol('stored file missing');
+export const isFileMissing = (error: unknown) => Boolean((error as Record<symbol, unknown> | null)?.[FILE_MISSING]);
+
 /** Marks an upload whose outcome the debris sweep settles (the database went away while recording it). */
 const LEFT_TO_SWEEP = Symbol('left to the debris sweep');
 
@@ -152,9 +156,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * from their records).
    */
   async function read(file: { hash: string; ext: string; url: string }): Promise<Buffer> {
-    if (providerName() === 'local') return fsp.readFile(path.join(strapi.dirs.static.public, 'uploads', `${file.hash}${file.ext}`));
+    if (providerName() === 'local') {
+      return fsp.readFile(path.join(strapi.dirs.static.public, 'uploads', `${file.hash}${file.ext}`)).catch((error) => {
+        throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? Object.assign(error, { [FILE_MISSING]: true }) : error;
+      });
+    }
     const response = await fetch(absolute(file.url), { signal: AbortSignal.timeout(getConfig(strapi).fetchTimeoutMs) });
-    if (!response.ok) throw new Error(`image-api: the storage answered ${response.status} for a stored file`);
+    if (!response.ok) {
+      const error = new Error(`image-api: the storage answered ${response.status} for a stored file`);
+      throw response.status === 404 || response.status === 403 ? Object.assign(error, { [FILE_MISSING]: true }) : error;
+    }
     return Buffer.from(await response.arrayBuffer());
   }
 
