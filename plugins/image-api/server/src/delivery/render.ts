@@ -47,13 +47,13 @@ function encode(image: Sharp, { format, quality, defaultQuality }: EncodeSetting
   }
 }
 
-/** The source's size as it is shown (EXIF orientation applied), read from its header. */
-export async function sourceSize(source: Buffer, maxPixels: number): Promise<{ width: number; height: number; format: string }> {
+/** The source's size as it is shown (`source`: its bytes, or the path of its file) (EXIF orientation applied), read from its header. */
+export async function sourceSize(source: Buffer | string, maxPixels: number): Promise<{ width: number; height: number; format: string }> {
   const { width, height, format, autoOrient } = await sharp(source, { limitInputPixels: maxPixels }).metadata();
   return { width: autoOrient?.width ?? width ?? 0, height: autoOrient?.height ?? height ?? 0, format: format ?? '' };
 }
 
-export async function render(source: Buffer, plan: RenderPlan, settings: EncodeSettings, maxPixels: number): Promise<Rendered> {
+export async function render(source: Buffer | string, plan: RenderPlan, settings: EncodeSettings, maxPixels: number): Promise<Rendered> {
   let image = sharp(source, { limitInputPixels: maxPixels }).rotate();
   if (plan.smart && plan.crop) {
     image = image.resize(plan.crop.width, plan.crop.height, { fit: 'cover', position: sharp.strategy.attention });

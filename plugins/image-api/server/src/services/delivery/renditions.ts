@@ -159,7 +159,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     try {
       rendered = await runImageWork(async () => {
         const source = await getService(strapi, 'media-store')
-          .read(request.source.file)
+          .source(request.source.file)
           .catch((error) => {
             // Deleted since it was looked up.
             throw isFileMissing(error) ? errors.imageNotFound() : error;

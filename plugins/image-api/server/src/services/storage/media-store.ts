@@ -156,8 +156,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * from their records).
    */
   async function read(file: { hash: string; ext: string; url: string }): Promise<Buffer> {
-    if (providerName() === 'local') {
-      return fsp.readFile(path.join(strapi.dirs.static.public, 'uploads', `${file.hash}${file.ext}`)).catch((error) => {
+    const local = localPath(file);
+    if (local) {
+      return fsp.readFile(local).catch((error) => {
         throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? Object.assign(error, { [FILE_MISSING]: true }) : error;
       });
     }
@@ -169,9 +170,31 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return Buffer.from(await response.arrayBuffer());
   }
 
+  /** Where a stored file is on this machine's disk (the local provider), else null. */
+  function localPath(file: { hash: string; ext: string }): string | null {
+    return providerName() === 'local' ? path.join(strapi.dirs.static.public, 'uploads', `${file.hash}${file.ext}`) : null;
+  }
+
   return {
     remove,
     read,
+    localPath,
+
+    /**
+     * What sharp reads a stored file from: its path when it is on this disk (libvips reads only what
+     * it decodes: a JPEG shrunk on load is not read whole into JavaScript memory), else its bytes.
+     * Throws isFileMissing() when it is not there.
+     */
+    async source(file: { hash: string; ext: string; url: string }): Promise<string | Buffer> {
+      const local = localPath(file);
+      if (!local) return read(file);
+      try {
+        await fsp.access(local);
+      } catch (error) {
+        throw Object.assign(error as Error, { [FILE_MISSING]: true });
+      }
+      return local;
+    },
 
     /** Writes one file (not an upload's: a transformation result); the file's `url` is set. */
     async put(file: ProviderFile, bytes: Buffer): Promise<void> {
