@@ -249,3 +249,28 @@ test('the Image API page as an Editor: usage and images, no key anywhere (nor in
   expect((await api.get('/image-api/usage/keys').set(editor)).status).toBe(403);
   await context.close();
 });
+
+test("an image record's panel: preset URLs and an <img srcset> whose every URL answers with an image", async () => {
+  const { api, auth } = await asAdmin();
+  const entry = await api.get('/content-manager/collection-types/plugin::image-api.api-key?filters[name][$eq]=Screenshot%20tool').set(auth);
+  const key = (await api.get(`/image-api/api-keys/${entry.body.results[0].documentId}/key`).set(auth)).body.data.key;
+  const uploaded = await api.post('/api/1/upload').set('X-API-Key', key).field('title', 'Wide shot').attach('source', await png(1200, 600), 'wide.png');
+  expect(uploaded.status).toBe(200);
+  const record = await api.get(`/content-manager/collection-types/plugin::image-api.image?filters[id_encoded][$eq]=${uploaded.body.image.id_encoded}`).set(auth);
+  await page.goto(`${app.url}/admin/content-manager/collection-types/plugin::image-api.image/${record.body.results[0].documentId}`);
+  const snippet = (await page.getByTestId('image-api-srcset').textContent()) ?? '';
+  expect(snippet).toContain('alt="Wide shot"');
+  const urls = [...snippet.matchAll(/(https?:\/\/\S+?)(?:"|\s\d+w)/g)].map((match) => match[1]);
+  // src (medium), then thumbnail (245), small (500), medium (750), large (1000) and the original
+  // (1200): xlarge would enlarge.
+  expect(urls).toHaveLength(6);
+  expect(snippet).toContain(' 1200w');
+  for (const url of urls) {
+    const res = await api.get(new URL(url).pathname + new URL(url).search);
+    expect([url, res.status, res.headers['content-type']]).toEqual([url, 200, 'image/png']);
+  }
+  await expect(page.getByTestId('image-api-preset-url').count()).resolves.toBe(5);
+  await page.getByRole('button', { name: 'Copy <img srcset>' }).click();
+  await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(snippet);
+  await shot('image-serving-panel');
+});

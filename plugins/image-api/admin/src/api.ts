@@ -6,6 +6,7 @@ import { useMemo } from 'react';
 import { useFetchClient } from '@strapi/strapi/admin';
 import { adminUrl, type ClientKind } from '../../shared/contracts/admin-routes';
 import type { DayUsage, KeySummary, OverviewAnswer } from '../../shared/contracts/usage';
+import type { ServingAnswer } from '../../shared/contracts/serving';
 
 export function useImageApi() {
   const { get, post, del } = useFetchClient();
@@ -21,6 +22,7 @@ export function useImageApi() {
       revealKey: async (documentId: string) => (await get<{ data: { key: string } }>(adminUrl('revealKey', { documentId }))).data.data.key,
       regenerateKey: async (documentId: string) =>
         (await post<{ data: { key: string } }>(adminUrl('regenerateKey', { documentId }))).data.data.key,
+      serving: async () => (await get<{ data: ServingAnswer }>(adminUrl('serving'))).data.data,
       clientConfig: async (documentId: string, kind: ClientKind) =>
         (await get<string>(adminUrl('clientConfig', { documentId, kind }), { responseType: 'text' })).data,
     }),

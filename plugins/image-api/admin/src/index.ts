@@ -1,11 +1,12 @@
 /**
  * Admin entry of strapi-plugin-image-api: the "Image API" page in the menu (usage, images, keys;
  * behind the plugin's `usage.read` permission), the panel that shows a key entry's key (copy,
- * regenerate, client configurations), and no "Set up preview" box on the plugin's entries. Keys and
+ * regenerate, client configurations), the panel of an image record's preset URLs and `<img srcset>`, and no "Set up preview" box on the plugin's entries. Keys and
  * images themselves are edited in the Content Manager, with the views the server sets up.
  */
 import { Images } from '@strapi/icons';
 import { ApiKeyPanel } from './components/ApiKeyPanel';
+import { ServingPanel } from './components/ServingPanel';
 import { withoutPreviewOnOwnTypes } from './components/hidePreviewPanel';
 import { ACTIONS, PLUGIN_ID } from '../../shared/identity';
 import en from './translations/en.json';
@@ -39,7 +40,7 @@ export default {
   },
   bootstrap(app: AdminApp) {
     const contentManager = app.getPlugin('content-manager').apis;
-    contentManager.addEditViewSidePanel([ApiKeyPanel]);
+    contentManager.addEditViewSidePanel([ApiKeyPanel, ServingPanel]);
     contentManager.addEditViewSidePanel(withoutPreviewOnOwnTypes);
   },
 };

@@ -17,6 +17,7 @@ export const ADMIN_ROUTES = {
   usageKeys: '/usage/keys',
   keyUsage: '/usage/keys/:documentId',
   deleteImage: '/images/:idEncoded',
+  serving: '/serving',
 } as const;
 
 /** A route's URL for the admin's fetch client: the plugin's prefix, parameters filled in and escaped. */

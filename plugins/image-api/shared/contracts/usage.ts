@@ -3,6 +3,7 @@
  * usage-report.ts makes it, server/src/controllers/usage-admin.ts sends it, admin/src/pages/
  * UsagePage.tsx shows it). Dates are ISO strings; days are UTC `YYYY-MM-DD`.
  */
+import type { ServingAnswer } from './serving';
 
 export interface DayUsage {
   day: string;
@@ -35,6 +36,9 @@ export interface ImageCard {
   expiresAt: string | null;
   thumbUrl: string | null;
   viewerUrl: string;
+  /** The original's direct URL and width (for its transformation URLs). */
+  url: string | null;
+  width: number | null;
   /** Only for admins who may see keys. */
   key: { id: number; name: string } | null;
 }
@@ -54,7 +58,7 @@ export interface PagePermissions {
 }
 
 /** `GET /image-api/usage/overview?days=N`. */
-export type OverviewAnswer = Overview & { permissions: PagePermissions };
+export type OverviewAnswer = Overview & { permissions: PagePermissions; serving: ServingAnswer };
 
 /** The chart's windows, in days; the server answers 30 for anything else. */
 export const USAGE_WINDOWS = [7, 30, 90] as const;

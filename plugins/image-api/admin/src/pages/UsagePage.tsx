@@ -80,8 +80,9 @@ function UsagePage() {
           <Box background="neutral0" hasRadius shadow="tableShadow" padding={5}>
             <UsageChart days={overview.days} label={t('usage.chart', { days })} />
           </Box>
-          <ImageGrid images={overview.topViewed} label={t('usage.top-viewed')} testId="image-api-top-viewed" />
+          <ImageGrid images={overview.topViewed} serving={overview.serving} label={t('usage.top-viewed')} testId="image-api-top-viewed" />
           <ImageGrid
+            serving={overview.serving}
             images={overview.recent}
             label={t('usage.recent')}
             testId="image-api-recent"

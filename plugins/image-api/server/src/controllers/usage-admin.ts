@@ -29,6 +29,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           reveal: can(ctx, ACTIONS.keysReveal),
           deleteImages: can(ctx, ACTIONS.imagesDelete),
         },
+        serving: getService(strapi, 'public-url').serving(),
       };
       ctx.body = { data: answer };
     },
@@ -41,6 +42,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const days = await report().keyUsage(String(ctx.params.documentId), { days: windowOf(ctx) });
       if (days === null) return ctx.notFound('No such key entry');
       ctx.body = { data: days };
+    },
+
+    /** Transformation URLs for the image records' panel (shared/contracts/serving.ts). */
+    serving(ctx: Context) {
+      ctx.body = { data: getService(strapi, 'public-url').serving() };
     },
 
     async deleteImage(ctx: Context) {

@@ -1,18 +1,23 @@
 /** Images as thumbnail cards: title, views, key (for those who may see keys), expiry, and delete. */
 import { Box, Button, Flex, Grid, Typography } from '@strapi/design-system';
 import type { ImageCard } from '../../../../shared/contracts/usage';
+import { srcsetSnippet, type ServingAnswer } from '../../../../shared/contracts/serving';
+import { useCopy } from '../../hooks/useCopy';
 import { useMessage } from '../../hooks/useMessage';
 import { formatDate, imageLabel } from './labels';
 
 interface Props {
   images: ImageCard[];
+  serving: ServingAnswer;
   label: string;
   onDelete?: (image: ImageCard) => void;
   testId: string;
 }
 
-export function ImageGrid({ images, label, onDelete, testId }: Props) {
+export function ImageGrid({ images, serving, label, onDelete, testId }: Props) {
   const t = useMessage();
+  const copy = useCopy();
+  const snippetOf = (image: ImageCard) => (image.url && image.width ? srcsetSnippet(serving, { url: image.url, width: image.width, alt: imageLabel(image) }) : null);
   return (
     <Box>
       <Typography variant="sigma" textColor="neutral600" tag="h2">
@@ -49,13 +54,18 @@ export function ImageGrid({ images, label, onDelete, testId }: Props) {
                   <Typography variant="pi" textColor="neutral600">
                     {t('images.expires', { date: image.expiresAt ? formatDate(image.expiresAt) : t('images.never') })}
                   </Typography>
-                  {onDelete ? (
-                    <Box paddingTop={2}>
+                  <Flex gap={2} paddingTop={2} wrap="wrap">
+                    {snippetOf(image) ? (
+                      <Button variant="tertiary" size="S" onClick={() => copy(snippetOf(image)!)} data-testid="image-api-copy-srcset">
+                        {t('images.copy-srcset')}
+                      </Button>
+                    ) : null}
+                    {onDelete ? (
                       <Button variant="danger-light" size="S" onClick={() => onDelete(image)}>
                         {t('images.delete')}
                       </Button>
-                    </Box>
-                  ) : null}
+                    ) : null}
+                  </Flex>
                 </Flex>
               </Box>
             </Grid.Item>

@@ -42,7 +42,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       orderBy,
       limit,
       select: ['id', 'documentId', 'id_encoded', 'title', 'original_filename', 'views', 'createdAt', 'expires_at'],
-      populate: { file: { select: ['url', 'formats'] }, ...(withKeys ? { api_key: { select: ['id', 'name'] } } : {}) },
+      populate: { file: { select: ['url', 'formats', 'width'] }, ...(withKeys ? { api_key: { select: ['id', 'name'] } } : {}) },
     });
     const publicUrl = getService(strapi, 'public-url');
     return records.map((record: Record<string, any>) => ({
@@ -55,6 +55,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       expiresAt: record.expires_at ? new Date(record.expires_at).toISOString() : null,
       thumbUrl: record.file?.formats?.thumbnail?.url ?? record.file?.url ?? null,
       viewerUrl: publicUrl.viewer(record.id_encoded),
+      url: record.file?.url ? publicUrl.fileUrl(record.file.url) : null,
+      width: record.file?.width ?? null,
       key: withKeys && record.api_key ? { id: record.api_key.id, name: record.api_key.name } : null,
     }));
   }

@@ -113,7 +113,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   const live = (found: NamedFile | null) => (found && (found.image.expiresAt === null || found.image.expiresAt.getTime() > Date.now()) ? found : null);
-  const absolute = (url: string) => (/^https?:\/\//i.test(url) ? url : `${getService(strapi, 'public-url').base()}${url.startsWith('/') ? '' : '/'}${url}`);
+  const absolute = (url: string) => getService(strapi, 'public-url').fileUrl(url);
 
   return {
     byName,

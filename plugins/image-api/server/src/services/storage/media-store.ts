@@ -121,11 +121,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
   const providerName = (): string => strapi.config.get('plugin::upload.provider') ?? 'local';
 
-  const absolute = (url: string) => {
-    if (/^https?:\/\//i.test(url)) return url;
-    const base: string = getService(strapi, 'public-url').base();
-    return `${base}${url.startsWith('/') ? '' : '/'}${url}`;
-  };
+  const absolute = (url: string) => getService(strapi, 'public-url').fileUrl(url);
 
   const variantView = (file: ProviderFile, image: EncodedImage): StoredVariant => ({
     name: file.hash,

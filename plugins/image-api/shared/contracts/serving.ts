@@ -1,0 +1,49 @@
+/**
+ * Ready-made transformation URLs for the admin (the Content Manager's image panel, the Image API
+ * page's cards): what `GET /image-api/serving` answers, and the preset URLs and `<img srcset>` made
+ * from it. Presets need no signature (contract §13.2), so nothing secret reaches the browser.
+ */
+
+export interface ServingPreset {
+  name: string;
+  /** imgproxy options, as configured (`rs:fit:245:156`, `w:500`). */
+  definition: string;
+  /** The width it asks for; null when it names none. */
+  width: number | null;
+}
+
+export interface ServingAnswer {
+  /** `{public URL}{transformPath}`; null when transformations are off. */
+  transformBase: string | null;
+  presets: ServingPreset[];
+}
+
+/** The width a preset's options ask for (`w:500`, `width:500`, `rs:fill:500:300`, `s:500:300`). */
+export function presetWidth(definition: string): number | null {
+  let width: number | null = null;
+  for (const segment of definition.split('/')) {
+    const [name, ...args] = segment.split(':');
+    const value = name === 'w' || name === 'width' ? args[0] : name === 'rs' || name === 'resize' ? args[1] : name === 's' || name === 'size' ? args[0] : undefined;
+    if (value !== undefined && /^\d+$/.test(value) && Number(value) > 0) width = Number(value);
+  }
+  return width;
+}
+
+/** A preset's URL for an image's direct URL. */
+export const presetUrl = (transformBase: string, preset: string, imageUrl: string) => `${transformBase}/_/pr:${preset}/plain/${imageUrl}`;
+
+/**
+ * An `<img>` with a `srcset` of the presets narrower than the image (never enlarged), and the image
+ * itself at its own width; null when transformations are off.
+ */
+export function srcsetSnippet(serving: ServingAnswer, image: { url: string; width: number; alt: string }): string | null {
+  if (!serving.transformBase) return null;
+  const base = serving.transformBase;
+  const sized = serving.presets
+    .filter((preset): preset is ServingPreset & { width: number } => preset.width !== null && preset.width < image.width)
+    .sort((a, b) => a.width - b.width);
+  const candidates = [...sized.map((preset) => `${presetUrl(base, preset.name, image.url)} ${preset.width}w`), `${image.url} ${image.width}w`];
+  const fallback = sized.length > 0 ? presetUrl(base, sized[Math.floor(sized.length / 2)].name, image.url) : image.url;
+  const alt = image.alt.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return `<img src="${fallback}"\n     srcset="${candidates.join(',\n             ')}"\n     sizes="100vw" alt="${alt}">`;
+}
