@@ -103,6 +103,78 @@ describe('storage on S3 through the balancer', () => {
   });
 });
 
+describe('serving through the balancer (contract §13)', () => {
+  /** A GET with its bytes and headers (fetch: this suite's `request` reads text). */
+  const fetchImage = async (url: string, accept = 'image/webp,*/*') => {
+    const answer = await fetch(url, { headers: { Accept: accept } });
+    return { status: answer.status, headers: answer.headers, bytes: Buffer.from(await answer.arrayBuffer()) };
+  };
+  /** Results are kept after their answer went: waits for the row. */
+  const keptRows = async (name: string, count: number) => {
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      const rows = await db('image_api_renditions').where('image_name', name);
+      if (rows.length >= count) return rows;
+      await sleep(100);
+    }
+    throw new Error(`no kept result of ${name}`);
+  };
+  let image: { url: string; name: string; id_encoded: string };
+  beforeAll(async () => {
+    const answer = await uploadFile(cluster.state.url, cluster.state.key, await png(1200, 800), { name: 'served.png' });
+    expect(answer.status).toBe(200);
+    image = answer.json.image;
+  });
+
+  test('a transformation is rendered once and kept in the bucket; its repeat is answered by nginx without reaching an instance', async () => {
+    const url = `${cluster.state.url}/img/_/pr:small/plain/${image.url}`;
+    const logged = loggedRequests(cluster.state);
+    const first = await fetchImage(url);
+    expect([first.status, first.headers.get('content-type'), first.headers.get('x-cache-status')]).toEqual([200, 'image/webp', 'MISS']);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=2592000, immutable');
+    const [row] = await keptRows(image.name, 1);
+    expect(await bucketKeys(cluster.state)).toContain(`${row.hash}${row.ext}`);
+    const again = await fetchImage(url);
+    expect([again.status, again.headers.get('x-cache-status')]).toEqual([200, 'HIT']);
+    expect(Buffer.compare(again.bytes, first.bytes)).toBe(0);
+    // The second request's log line names no instance: nginx answered it alone.
+    const served = servedBy(cluster.state, /"GET \/img\//, logged);
+    expect(served.get('-')).toBe(1);
+    expect([...served].filter(([upstream]) => upstream !== '-').reduce((n, [, count]) => n + count, 0)).toBe(1);
+    // Another Accept is another entry of the cache (and another result).
+    const png = await fetchImage(url, 'image/png,*/*');
+    expect([png.status, png.headers.get('content-type'), png.headers.get('x-cache-status')]).toEqual([200, 'image/png', 'MISS']);
+  });
+
+  test('a result rendered by one instance is read back by the other from S3, not rendered again', async () => {
+    const [one, two] = cluster.state.instances;
+    const path = `/img/_/pr:medium/plain/${image.url}@jpg`;
+    const first = await fetchImage(`${one.url}${path}`);
+    expect(first.status).toBe(200);
+    const rows = await keptRows(image.name, 3);
+    // A second and more later: a new render would carry its own Last-Modified.
+    await sleep(1100);
+    const second = await fetchImage(`${two.url}${path}`);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(second.headers.get('last-modified')).toBe(first.headers.get('last-modified'));
+    expect(Buffer.compare(second.bytes, first.bytes)).toBe(0);
+    expect(await db('image_api_renditions').where('image_name', image.name)).toHaveLength(rows.length);
+  });
+
+  test('deleting the image removes its kept results from the bucket, and the transformation answers 404', async () => {
+    const rows = await db('image_api_renditions').where('image_name', image.name);
+    expect(rows.length).toBeGreaterThan(0);
+    const deleted = await request(`${cluster.state.url}/api/1/delete`, { method: 'POST', ...multipart({ key: cluster.state.key, id: image.id_encoded }) });
+    expect(deleted.status).toBe(200);
+    const objects = await bucketKeys(cluster.state);
+    for (const row of rows) expect(objects).not.toContain(`${row.hash}${row.ext}`);
+    expect(await db('image_api_renditions').where('image_name', image.name)).toHaveLength(0);
+    // Straight to an instance (nginx keeps what it cached until max-age, as a CDN would).
+    const gone = await fetchImage(`${cluster.state.instances[0].url}/img/_/pr:thumbnail/plain/${image.url}`);
+    expect([gone.status, gone.headers.get('cache-control')]).toEqual([404, 'no-store']);
+  });
+});
+
 describe('state shared by the instances', () => {
   test("the viewer's views count is exact under 60 concurrent views on both instances", async () => {
     const { url, key } = cluster.state;

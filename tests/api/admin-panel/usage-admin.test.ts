@@ -81,9 +81,25 @@ test('totals, 30 days of uploads and views, the most viewed and the latest image
     expiresAt: null,
     thumbUrl: expect.stringMatching(/^\/uploads\/.+\.th\.png$/),
     viewerUrl: expect.stringMatching(/\/image\/\w+$/),
+    url: expect.stringMatching(/^http:\/\/img\.test:1337\/uploads\/.+\.png$/),
+    width: 120,
     key: { id: expect.any(Number), name: 'usage B' },
   });
   expect(data.permissions).toEqual({ keys: true, reveal: true, deleteImages: true });
+  // Ready-made transformation URLs for the cards (shared/contracts/serving.ts).
+  expect(data.serving).toEqual({
+    transformBase: 'http://img.test:1337/img',
+    presets: [
+      { name: 'thumbnail', definition: 'rs:fit:245:156', width: 245 },
+      { name: 'small', definition: 'w:500', width: 500 },
+      { name: 'medium', definition: 'w:750', width: 750 },
+      { name: 'large', definition: 'w:1000', width: 1000 },
+      { name: 'xlarge', definition: 'w:1920', width: 1920 },
+    ],
+  });
+  const serving = await app.http.get('/image-api/serving').set(admin);
+  expect([serving.status, serving.body.data]).toEqual([200, data.serving]);
+  expect((await app.http.get('/image-api/serving')).status).toBe(401);
 });
 
 test("each key's status and use; one key's days", async () => {

@@ -32,7 +32,7 @@ test('is a valid OpenAPI 3.1 document', async () => {
 
 test('lists every route: both dialects, delete, albums, the pages, itself, health', () => {
   expect(Object.keys(document.paths).sort()).toEqual(
-    ['/1/upload', '/_health', '/api/1/albums', '/api/1/delete', '/api/1/docs', '/api/1/openapi.json', '/api/1/upload', '/api/{version}/{action}', '/image/{id}', '/image/{id}/delete/{secret}'].sort()
+    ['/1/upload', '/_health', '/api/1/albums', '/api/1/delete', '/api/1/docs', '/api/1/openapi.json', '/api/1/upload', '/api/{version}/{action}', '/image/{id}', '/image/{id}/delete/{secret}', '/img/{signature}/{processing}', '/uploads/{file}'].sort()
   );
   expect(Object.keys(document.paths['/api/1/upload'])).toEqual(['get', 'post']);
   expect(Object.keys(document.paths['/1/upload'])).toEqual(['get', 'post']);
@@ -56,6 +56,18 @@ test("every status and code of the error table, with an example of each, on the 
     { $ref: '#/components/schemas/UploadSuccess' },
     { $ref: '#/components/schemas/ImgbbUploadSuccess' },
   ]);
+});
+
+test('the transformation route answers its own codes (180, 181) and the image types; the upload never answers them', () => {
+  const responses = document.paths['/img/{signature}/{processing}'].get.responses;
+  const codes = (status: number) => responses[String(status)].content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
+  expect(codes(400)).toEqual([180]);
+  expect(codes(403)).toEqual([181]);
+  expect(codes(404)).toEqual([404]);
+  expect(Object.keys(responses['200'].content)).toEqual(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif']);
+  expect(Object.keys(responses).sort()).toEqual(['200', '206', '304', '400', '403', '404', '416', '429', '500', '503']);
+  const upload = document.paths['/api/1/upload'].post.responses;
+  expect(upload['400'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum).not.toContain(180);
 });
 
 test('the docs page renders it with assets served by the app itself', async () => {

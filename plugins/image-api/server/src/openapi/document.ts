@@ -4,7 +4,7 @@
  * from the code's own data (the error table, the options), so it moves with the behaviour; the API
  * tests validate every answer they receive against it.
  */
-import { errorRows } from './error-table';
+import { errorRows, TRANSFORM_CODES } from './error-table';
 import { schemas } from './schemas';
 
 export interface DocumentOptions {
@@ -112,10 +112,14 @@ function uploadBody(dialect: 'api' | 'imgbb') {
   };
 }
 
+/** The codes of the API's routes, and those of the transformation route (which answers JSON only). */
+const apiCodes = (code: number) => !TRANSFORM_CODES.includes(code);
+const transformCodes = (code: number) => TRANSFORM_CODES.includes(code) || [404, 429, 500, 503].includes(code);
+
 /** Every error answer, by status: the error shape as JSON, or its message as text (format=txt, redirect). */
-function errorResponses(statuses?: number[]) {
+function errorResponses(statuses?: number[], codes = apiCodes) {
   const responses: Record<string, unknown> = {};
-  for (const row of errorRows()) {
+  for (const row of errorRows(codes)) {
     if (statuses && !statuses.includes(row.status)) continue;
     responses[String(row.status)] = {
       description: `Refused: code ${row.codes.join(', ')}.`,
@@ -242,7 +246,7 @@ function servingPaths(options: DocumentOptions): Record<string, unknown> {
         summary: "Any size and format of one of this service's images, in imgproxy's URL format",
         responses: {
           ...imageAnswers(options.cacheMaxAgeSeconds, true),
-          ...errorResponses([400, 403, 404, 429, 500, 503]),
+          ...errorResponses([400, 403, 404, 429, 500, 503], transformCodes),
         },
       },
     };

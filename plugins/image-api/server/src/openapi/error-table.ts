@@ -24,10 +24,17 @@ export interface ErrorRow {
   examples: Record<string, { summary: string; value: ReturnType<typeof errorBody> }>;
 }
 
-/** The table grouped by HTTP status: the codes each status carries, with an example of each message. */
-export function errorRows(): ErrorRow[] {
+/** The codes only the transformation route answers (docs/api.md, "Serving images"). */
+export const TRANSFORM_CODES = [180, 181];
+
+/**
+ * The table grouped by HTTP status: the codes each status carries, with an example of each message;
+ * `codes`: only the rows a route answers.
+ */
+export function errorRows(codes: (code: number) => boolean = () => true): ErrorRow[] {
   const rows = new Map<number, ErrorRow>();
   for (const error of SAMPLES) {
+    if (!codes(error.code)) continue;
     const row = rows.get(error.status) ?? { status: error.status, codes: [], examples: {} };
     if (!row.codes.includes(error.code)) row.codes.push(error.code);
     row.examples[`code${error.code}_${Object.keys(row.examples).length + 1}`] = { summary: error.message, value: errorBody(error) };

@@ -98,7 +98,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /** Records the kept file, unless its image went meanwhile (then: false). */
-  async function record(key: string, request: RenditionRequest, file: ReturnType<typeof providerFile>, journalId: number): Promise<boolean> {
+  async function record(key: string, request: RenditionRequest, file: ReturnType<typeof providerFile>, journalId: number, renderedAt: Date): Promise<boolean> {
     const journal = getService(strapi, 'journal');
     return transaction(strapi, async (trx) => {
       // The image's row locked until this commits: a deletion waits, then takes this row too.
@@ -118,7 +118,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         url: file.url ?? '',
         provider_metadata: file.provider_metadata ?? null,
         last_used_at: now,
-        createdAt: now,
+        // The render's time: its Last-Modified, the same from every instance that reads it back.
+        createdAt: renderedAt,
         updatedAt: now,
         publishedAt: now,
       });
@@ -129,7 +130,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   /** Writes the result through the provider and records it; complete or absent (see the module comment). */
-  async function keep(key: string, request: RenditionRequest, rendered: Rendered): Promise<void> {
+  async function keep(key: string, request: RenditionRequest, rendered: Rendered, renderedAt: Date): Promise<void> {
     const file = providerFile(rendered, `${request.source.image.name}_t${key.slice(0, 24)}`);
     const journal = getService(strapi, 'journal');
     const store = getService(strapi, 'media-store');
@@ -138,7 +139,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     try {
       await store.put(file, rendered.buffer);
       // Its image went meanwhile: the result goes too.
-      if (!(await record(key, request, file, journalId))) throw Object.assign(new Error('its image was deleted meanwhile'), { gone: true });
+      if (!(await record(key, request, file, journalId, renderedAt))) throw Object.assign(new Error('its image was deleted meanwhile'), { gone: true });
     } catch (error) {
       // Another instance kept the same result first: the file (same name, same bytes) is its.
       if (isUniqueViolation(error)) {
@@ -176,12 +177,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     // Kept after the answer: a client waits for its pixels, not for the storage and the database
     // (bench:delivery measured the difference at a third of the render rate, SQLite's commits among it).
-    const keeping = keep(key, request, rendered).catch((error) =>
+    // Whole seconds, as HTTP dates are.
+    const renderedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const keeping = keep(key, request, rendered, renderedAt).catch((error) =>
       strapi.log.warn(`image-api: a transformation result was not kept: ${(error as Error)?.message ?? error}`)
     );
     pendingKeeps.add(keeping);
     void keeping.finally(() => pendingKeeps.delete(keeping));
-    return entryOf(key, rendered.buffer, rendered.mime, new Date());
+    return entryOf(key, rendered.buffer, rendered.mime, renderedAt);
   }
 
   /** Resolves once every result rendered so far is kept (or given up). */
@@ -234,11 +237,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const key = renditionKey(request);
       const hot = getService(strapi, 'hot-files');
       const cached = hot.get(key);
-      used.add(key);
-      if (cached) return cached;
+      // Hits are what the budget's "recently used" counts (a new result is recorded as used).
+      if (cached) {
+        used.add(key);
+        return cached;
+      }
       let pending = inFlight.get(key);
       if (!pending) {
-        pending = (async () => (await findKept(key)) ?? renderAndKeep(key, request, address))()
+        const keptOrRendered = async () => {
+          const kept = await findKept(key);
+          if (kept) used.add(key);
+          return kept ?? renderAndKeep(key, request, address);
+        };
+        pending = keptOrRendered()
           .then((entry) => hot.keep(key, entry))
           .finally(() => inFlight.delete(key));
         inFlight.set(key, pending);
