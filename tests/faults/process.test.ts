@@ -12,6 +12,7 @@ import { photo12mp } from './helpers/photo';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
 import { CLEAN, leftovers, openDb, rawAnswer, rssMb as processRssMb, sleep, tally, uploadFile, type Answer } from './helpers/load';
 import { startPostgres } from '../../tools/support/servers/postgres';
+import { request } from '../../tools/support/http/http-client';
 
 const KEY = 'img_faults_process_0123456789abcdef0';
 let pg: Awaited<ReturnType<typeof startPostgres>>;
@@ -23,7 +24,8 @@ let small: Buffer;
 beforeAll(async () => {
   pg = await startPostgres();
   [photo, small] = await Promise.all([photo12mp(), jpeg(640, 480)]);
-  app = await startFaultApp({ ...pg.env, IMAGE_API_BOOTSTRAP_KEY: KEY, IMAGE_API_SWEEP_AFTER_MS: '1000' });
+  // Transformation URLs unsigned: no key and salt (set empty, so the app's .env cannot set them).
+  app = await startFaultApp({ ...pg.env, IMAGE_API_BOOTSTRAP_KEY: KEY, IMAGE_API_SWEEP_AFTER_MS: '1000', IMAGE_API_TRANSFORM_KEY: '', IMAGE_API_TRANSFORM_SALT: '' });
   db = openDb(pg.env);
 }, 120_000);
 afterAll(async () => {
@@ -87,6 +89,27 @@ test('SIGKILL during a burst, each upload retried with its Idempotency-Key: one 
   expect(after.images).toBe(before.images + 12);
   expect(Number((await db('image_api_idempotent_uploads').whereIn('idempotency_key', keys).count({ n: '*' }))[0].n)).toBe(12);
   expect(first.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+}, 180_000);
+
+test('SIGKILL during a burst of transformations (renders, and results being kept): after the boot sweep, no kept file without its row, no row without its file', async () => {
+  const source = await upload();
+  expect(source.status).toBe(200);
+  const url = source.body.image.url as string;
+  const renders = Array.from({ length: 16 }, (_, i) => request(`${app.url}/img/_/rs:fit:${600 + i}:0/plain/${url}@webp`, { timeoutMs: 60_000 }));
+  // Killed as soon as the first result is answered: others render, or are being kept.
+  await Promise.race(renders);
+  await app.kill();
+  const answers = await Promise.all(renders);
+  console.log(`SIGKILL mid-render: answers ${JSON.stringify(tally(answers))}`);
+  expect(answers.some((answer) => answer.status === 200)).toBe(true);
+  await sleep(1200);
+  await app.restart();
+  expect(await clean()).toMatchObject(CLEAN);
+  // What was kept is served again, and what was not is rendered again.
+  const again = await Promise.all(Array.from({ length: 16 }, (_, i) => request(`${app.url}/img/_/rs:fit:${600 + i}:0/plain/${url}@webp`, { timeoutMs: 60_000 })));
+  expect(again.map((answer) => answer.status)).toEqual(Array(16).fill(200));
+  await sleep(1500);
+  expect(await clean()).toMatchObject(CLEAN);
 }, 180_000);
 
 test.each([64, 256])('%i concurrent 12 MP uploads: 200 or 503 with Retry-After at once; RSS stays bounded', async (clients) => {

@@ -25,6 +25,8 @@ export interface Leftovers {
   fileRowsWithoutImage: number;
   imagesWithoutFileRow: number;
   journalRows: number;
+  /** Kept transformation results whose file is missing. */
+  renditionsWithoutFiles: string[];
   /** Per-request temp folders left. */
   tempFolders: string[];
 }
@@ -35,24 +37,28 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export async function leftovers(db: Knex, uploadsDir: string, tmpDir: string): Promise<Leftovers> {
   const names: string[] = (await db('image_api_images').select('name')).map((row: { name: string }) => row.name);
   const known = new Set(names);
+  // Kept transformation results are files of their own, named by their rows.
+  const kept: string[] = (await db('image_api_renditions').select('hash', 'ext')).map((row: { hash: string; ext: string }) => `${row.hash}${row.ext}`);
+  const keptFiles = new Set(kept);
   const files = fs.readdirSync(uploadsDir).filter((file) => file !== 'lost+found');
   const owner = (file: string) => file.replace(/(\.(th|md))?\.[a-z]+$/, '');
   const count = async (query: Knex.QueryBuilder) => Number(((await query.count({ n: '*' })) as Array<{ n: unknown }>)[0].n);
   return {
     images: names.length,
-    filesWithoutRows: files.filter((file) => !known.has(owner(file))),
+    filesWithoutRows: files.filter((file) => !known.has(owner(file)) && !keptFiles.has(file)),
     rowsWithoutFiles: names.filter((name) =>
       ['', '.th', '.md'].some((suffix) => !files.some((file) => new RegExp(`^${escape(name + suffix)}\\.[a-z]+$`).test(file)))
     ),
     fileRowsWithoutImage: await count(db('files').whereNotIn('hash', db('image_api_images').select('name'))),
     imagesWithoutFileRow: await count(db('image_api_images').whereNotIn('name', db('files').select('hash'))),
     journalRows: await count(db('image_api_pending_uploads')),
+    renditionsWithoutFiles: kept.filter((file) => !files.includes(file)),
     tempFolders: fs.existsSync(tmpDir) ? fs.readdirSync(tmpDir) : [],
   };
 }
 
 /** Leftovers of a store where every upload was complete or absent. */
-export const CLEAN = { filesWithoutRows: [], rowsWithoutFiles: [], fileRowsWithoutImage: 0, imagesWithoutFileRow: 0, journalRows: 0, tempFolders: [] };
+export const CLEAN = { filesWithoutRows: [], rowsWithoutFiles: [], fileRowsWithoutImage: 0, imagesWithoutFileRow: 0, journalRows: 0, renditionsWithoutFiles: [], tempFolders: [] };
 
 // Memory readings of /proc, as the benches take them (tools/support/servers/process-stats.js): rssMb(pid), and
 // sampleRss(pid), whose returned function stops sampling and gives the peak, MB.
