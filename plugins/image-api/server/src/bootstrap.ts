@@ -2,6 +2,7 @@ import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
 import { uploadPathMatcher } from './middlewares/route-scope';
 import { answerClientErrors } from './requests/client-errors';
+import { installImageFastPath } from './middlewares/image-fast-path';
 import { registerPermissions } from './admin-permissions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
@@ -23,6 +24,8 @@ async function setUp(strapi: Core.Strapi) {
     );
   }
   answerClientErrors(strapi.server.httpServer, uploadPathMatcher(strapi));
+  // Hot image bytes answered before Koa (middlewares/image-fast-path.ts).
+  installImageFastPath(strapi, strapi.server.httpServer);
   await getService(strapi, 'content-manager-layout').apply();
   await registerPermissions(strapi);
   const backfilled = await getService(strapi, 'usage-tally').backfill();

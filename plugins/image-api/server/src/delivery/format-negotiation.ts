@@ -22,3 +22,10 @@ export function negotiateFormat(accept: string | undefined, sourceFormat: Output
   }
   return sourceFormat;
 }
+
+/** What of an Accept header negotiation reads: the answer is the same for two headers of one class. */
+export function acceptClass(accept: string | undefined): 'avif' | 'webp' | 'other' {
+  if (accept && accepts(accept, 'image/avif')) return 'avif';
+  if (accept && accepts(accept, 'image/webp')) return 'webp';
+  return 'other';
+}

@@ -36,15 +36,22 @@ export function answerGone(ctx: Context, body: string | Record<string, unknown> 
   ctx.body = body;
 }
 
-export function answerImmutable(ctx: Context, item: ImmutableBytes, { maxAgeSeconds, varyAccept = false }: AnswerOptions): void {
+/** The headers of every such answer (the fast path, middlewares/image-fast-path.ts, sends the same). */
+export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModified' | 'type'>, { maxAgeSeconds, varyAccept = false }: AnswerOptions): Record<string, string> {
+  return {
+    'Cache-Control': `public, max-age=${maxAgeSeconds}, immutable`,
+    ETag: item.etag,
+    'Last-Modified': item.lastModified.toUTCString(),
+    'Accept-Ranges': 'bytes',
+    'X-Content-Type-Options': 'nosniff',
+    ...(varyAccept ? { Vary: 'Accept' } : {}),
+    'Content-Type': item.type,
+  };
+}
+
+export function answerImmutable(ctx: Context, item: ImmutableBytes, options: AnswerOptions): void {
   ctx.status = 200;
-  ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}, immutable`);
-  ctx.set('ETag', item.etag);
-  ctx.set('Last-Modified', item.lastModified.toUTCString());
-  ctx.set('Accept-Ranges', 'bytes');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  if (varyAccept) ctx.set('Vary', 'Accept');
-  ctx.type = item.type;
+  ctx.set(immutableHeaders(item, options));
   if (ctx.fresh) {
     ctx.status = 304;
     ctx.body = null;

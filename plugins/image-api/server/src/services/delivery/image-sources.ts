@@ -118,6 +118,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     byName,
     byFileName,
+    /** What is remembered of the image named `name`, without a lookup (undefined: nothing fresh). */
+    peek: (name: string): SourceImage | null | undefined => remembered.get(name)?.image,
 
     /** Not expired at `now`. */
     isLive: (image: SourceImage, now = Date.now()) => image.expiresAt === null || image.expiresAt.getTime() > now,

@@ -158,19 +158,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (typeof ticket === 'string') throw refusalError(ticket, config, 'renders');
     let rendered: Rendered;
     try {
+      const store = getService(strapi, 'media-store');
+      // Deleted since it was looked up (before the read, or while libvips read it): 404.
+      const gone = async (error: unknown): Promise<never> => {
+        if (isFileMissing(error)) throw errors.imageNotFound();
+        const stillThere = await store.source(request.source.file).then(() => true, (missing) => !isFileMissing(missing));
+        throw stillThere ? error : errors.imageNotFound();
+      };
       rendered = await runImageWork(async () => {
-        const source = await getService(strapi, 'media-store')
-          .source(request.source.file)
-          .catch((error) => {
-            // Deleted since it was looked up.
-            throw isFileMissing(error) ? errors.imageNotFound() : error;
-          });
+        const source = await store.source(request.source.file);
         // The plan was made from the recorded size; the file's own header has the last word.
         const size = await sourceSize(source, config.maxPixels);
         const recorded = request.source.file;
         const plan = size.width === recorded.width && size.height === recorded.height ? request.plan : request.replan(size);
         return render(source, plan, { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality }, config.maxPixels);
-      });
+      }).catch(gone);
     } finally {
       ticket.leave();
     }
@@ -255,6 +257,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         inFlight.set(key, pending);
       }
       return pending;
+    },
+
+    /** Counts a hit answered elsewhere (the fast path) as a use, for the byte budget. */
+    touch(key: string): void {
+      used.add(key);
     },
 
     /**

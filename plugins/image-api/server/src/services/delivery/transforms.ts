@@ -11,7 +11,10 @@ import { errors } from '../../http/api-error';
 import { parseImgproxyPath } from '../../delivery/imgproxy-url';
 import { signatureMatches, signatureSecrets } from '../../delivery/signature';
 import { readOptions, formatNamed, type OutputFormat } from '../../delivery/transform-options';
-import { negotiateFormat } from '../../delivery/format-negotiation';
+import { acceptClass, negotiateFormat } from '../../delivery/format-negotiation';
+import { LRUCache } from 'lru-cache';
+import { renditionKey } from './renditions';
+import type { SourceImage } from './image-sources';
 import { planRender } from '../../delivery/render-plan';
 import type { HotEntry } from '../../delivery/hot-files';
 
@@ -21,6 +24,17 @@ export interface TransformAnswer {
   varyAccept: boolean;
 }
 
+/** What a transformation URL came to, so the fast path can answer its repeats (recall()). */
+interface Recalled {
+  key: string;
+  /** The source as it was looked up: a repeat is answered only while the lookup is the same one. */
+  image: SourceImage;
+  varyAccept: boolean;
+}
+
+/** Transformation URLs remembered. */
+const URLS_REMEMBERED = 10_000;
+
 const FORMAT_BY_MIME: Record<string, OutputFormat> = {
   'image/jpeg': 'jpeg',
   'image/png': 'png',
@@ -29,35 +43,50 @@ const FORMAT_BY_MIME: Record<string, OutputFormat> = {
   'image/avif': 'avif',
 };
 
-export default ({ strapi }: { strapi: Core.Strapi }) => ({
-  /** `path`: the request's path after `transformPath`, as sent. Throws ApiError (180, 181, 404, 503). */
-  async answer(path: string, accept: string | undefined, address: string): Promise<TransformAnswer> {
-    const config = getConfig(strapi);
-    const url = parseImgproxyPath(path);
-    if (config.transformKey && config.transformSalt) {
-      const presetsOnly = url.options.length > 0 && url.options.every(({ name }) => name === 'pr' || name === 'preset');
-      if (!presetsOnly && !signatureMatches(signatureSecrets(config.transformKey, config.transformSalt), url.signedPath, url.signature)) {
-        throw errors.invalidSignature();
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const recalled = new LRUCache<string, Recalled>({ max: URLS_REMEMBERED });
+  const recallKey = (path: string, accept: string | undefined) => `${path}\n${acceptClass(accept)}`;
+
+  return {
+    /**
+     * The kept result a URL came to last time, while its source's lookup is still the same (a moved
+     * focal point or a deletion makes a new one: image-sources.ts); else undefined.
+     */
+    recall(path: string, accept: string | undefined): { key: string; varyAccept: boolean } | undefined {
+      const found = recalled.get(recallKey(path, accept));
+      if (!found) return undefined;
+      const sources = getService(strapi, 'image-sources');
+      return sources.peek(found.image.name) === found.image && sources.isLive(found.image) ? found : undefined;
+    },
+
+    /** `path`: the request's path after `transformPath`, as sent. Throws ApiError (180, 181, 404, 503). */
+    async answer(path: string, accept: string | undefined, address: string): Promise<TransformAnswer> {
+      const config = getConfig(strapi);
+      const url = parseImgproxyPath(path);
+      if (config.transformKey && config.transformSalt) {
+        const presetsOnly = url.options.length > 0 && url.options.every(({ name }) => name === 'pr' || name === 'preset');
+        if (!presetsOnly && !signatureMatches(signatureSecrets(config.transformKey, config.transformSalt), url.signedPath, url.signature)) {
+          throw errors.invalidSignature();
+        }
       }
-    }
-    const { spec } = readOptions(url.options, config.transformPresets);
-    const cap = config.maxTransformPixels;
-    const tooBig = () => errors.invalidTransformation(`the result would exceed ${cap} pixels`);
-    if (spec.width * spec.height * spec.dpr * spec.dpr > cap) throw tooBig();
+      const { spec } = readOptions(url.options, config.transformPresets);
+      const cap = config.maxTransformPixels;
+      const tooBig = () => errors.invalidTransformation(`the result would exceed ${cap} pixels`);
+      if (spec.width * spec.height * spec.dpr * spec.dpr > cap) throw tooBig();
 
-    const source = await getService(strapi, 'image-sources').bySourceUrl(url.source);
-    if (!source) throw errors.imageNotFound();
+      const source = await getService(strapi, 'image-sources').bySourceUrl(url.source);
+      if (!source) throw errors.imageNotFound();
 
-    const named = spec.format ?? (url.extension ? formatNamed(url.extension) : null);
-    const format = named ?? negotiateFormat(accept, FORMAT_BY_MIME[source.file.mime] ?? 'jpeg');
-    const focal = source.image.focalPoint;
-    const plan = planRender(source.file, spec, focal);
-    if (plan.width * plan.height > cap || plan.scaledWidth * plan.scaledHeight > cap) throw tooBig();
+      const named = spec.format ?? (url.extension ? formatNamed(url.extension) : null);
+      const format = named ?? negotiateFormat(accept, FORMAT_BY_MIME[source.file.mime] ?? 'jpeg');
+      const focal = source.image.focalPoint;
+      const plan = planRender(source.file, spec, focal);
+      if (plan.width * plan.height > cap || plan.scaledWidth * plan.scaledHeight > cap) throw tooBig();
 
-    const entry = await getService(strapi, 'renditions').get(
-      { source, plan, format, quality: spec.quality, replan: (size) => planRender(size, spec, focal) },
-      address
-    );
-    return { entry, varyAccept: named === null };
-  },
-});
+      const request = { source, plan, format, quality: spec.quality, replan: (size: { width: number; height: number }) => planRender(size, spec, focal) };
+      const entry = await getService(strapi, 'renditions').get(request, address);
+      recalled.set(recallKey(path, accept), { key: renditionKey(request), image: source.image, varyAccept: named === null });
+      return { entry, varyAccept: named === null };
+    },
+  };
+};
