@@ -30,6 +30,9 @@ const PLUGIN_INDEXES: Array<[string, string, string[], boolean]> = [
   ['image_api_usage_days', 'image_api_usage_days_key_day_index', ['key_id', 'day'], false],
   ['image_api_pending_uploads', 'image_api_pending_uploads_created_at_index', ['created_at'], false],
   ['image_api_pending_uploads', 'image_api_pending_uploads_name_index', ['name'], false],
+  ['image_api_renditions', 'image_api_renditions_key_index', ['key'], true],
+  ['image_api_renditions', 'image_api_renditions_image_name_index', ['image_name'], false],
+  ['image_api_renditions', 'image_api_renditions_last_used_at_index', ['last_used_at'], false],
 ];
 
 /** The indexes of a table: name → { columns, unique }. */
@@ -124,6 +127,10 @@ test.each([
   ['the usage page: most viewed', 'select id from image_api_images order by views desc limit 8', []],
   ['the usage page: latest uploads', 'select id from image_api_images order by created_at desc limit 24', []],
   ['the usage page: days of every key', 'select day, sum(uploads) from image_api_usage_days where day >= ? group by day', ['2026-10-26']],
+  // `key` is a reserved word in MySQL, but not after a qualifier.
+  ['a kept transformation', 'select r.id from image_api_renditions r where r.key = ?', ['0'.repeat(64)]],
+  ["a deletion taking its image's kept transformations", 'select id from image_api_renditions where image_name in (?)', ['cat-AbCdEfGhIj']],
+  ['the byte budget: least recently used first', 'select id from image_api_renditions order by last_used_at limit 100', []],
   ["the usage page: one key's days", 'select day, sum(uploads) from image_api_usage_days where key_id = ? and day >= ? group by day', [1, '2026-10-26']],
 ])('%s: planned with an index', async (_label, sql, bindings) => {
   expect(await usesIndex(sql, bindings)).toMatch(INDEXED);
