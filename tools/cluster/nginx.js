@@ -41,15 +41,20 @@ ${instancePorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5
   }
   server {
     listen 127.0.0.1:${port};
+    # Every location: keep-alive to the instances, the client's address set (not appended).
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    proxy_set_header Host $http_host;
+    proxy_set_header X-Forwarded-For $remote_addr;
+    proxy_set_header X-Forwarded-Proto $scheme;
+    proxy_connect_timeout 5s;
+    proxy_send_timeout 60s;
+    proxy_read_timeout 60s;
+    # A GET goes to the other instance when one is down or draining; a POST is never replayed
+    # (nginx does not retry non-idempotent requests): clients retry uploads with Idempotency-Key.
+    proxy_next_upstream error timeout http_502 http_503;
     location ~ ^/(img|uploads)/ {
       proxy_pass http://image_api;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $remote_addr;
-      proxy_set_header X-Forwarded-Proto $scheme;
-      proxy_connect_timeout 5s;
-      proxy_read_timeout 60s;
       proxy_cache images;
       proxy_cache_key $scheme$http_host$request_uri$image_accept;
       # One request per new result reaches an instance; the others wait for its answer.
@@ -58,21 +63,9 @@ ${instancePorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5
       # Revalidations (If-None-Match) are answered here too.
       proxy_cache_revalidate on;
       add_header X-Cache-Status $upstream_cache_status always;
-      proxy_next_upstream error timeout http_502 http_503;
     }
     location / {
       proxy_pass http://image_api;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $remote_addr;
-      proxy_set_header X-Forwarded-Proto $scheme;
-      proxy_connect_timeout 5s;
-      proxy_send_timeout 60s;
-      proxy_read_timeout 60s;
-      # A GET goes to the other instance when one is down or draining; a POST is never replayed
-      # (nginx does not retry non-idempotent requests): clients retry uploads with Idempotency-Key.
-      proxy_next_upstream error timeout http_502 http_503;
     }
   }
 }
