@@ -11,6 +11,7 @@
  * .tmp/data.db (naming `--dbclient` without `--dbfile` writes an empty DATABASE_FILENAME).
  */
 import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import crypto from 'crypto';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
@@ -24,6 +25,8 @@ const GUIDE = fs.readFileSync(path.join(ROOT, 'docs', 'adding-the-plugin.md'), '
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-adopter-'));
 const APP = path.join(WORK, 'app');
 const SECRET = 'adopter-test-secret-0123456789abcdef';
+const TRANSFORM_KEY = crypto.randomBytes(32).toString('hex');
+const TRANSFORM_SALT = crypto.randomBytes(16).toString('hex');
 
 /** Child processes' environment: npm from its cache, no telemetry, nothing of this repository's own .env. */
 const ENV = {
@@ -76,7 +79,7 @@ beforeAll(async () => {
   // 3. The guide's .env lines, with this test's values.
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  const values: Record<string, string> = { IMAGE_API_KEY_SECRET: SECRET, PUBLIC_URL: url };
+  const values: Record<string, string> = { IMAGE_API_KEY_SECRET: SECRET, IMAGE_API_TRANSFORM_KEY: TRANSFORM_KEY, IMAGE_API_TRANSFORM_SALT: TRANSFORM_SALT, PUBLIC_URL: url };
   const lines = block('dotenv').map((line) => line.split('=')[0]).map((name) => `${name}=${values[name]}`);
   fs.appendFileSync(path.join(APP, '.env'), `\n${lines.join('\n')}\nHOST=127.0.0.1\nPORT=${port}\n`);
 
@@ -112,6 +115,7 @@ test('the fresh app keeps its own plugin settings next to the entry, and boots w
   expect(plugins).toContain('allowedTypes: allowedMediaTypes');
   expect(plugins).toContain("'image-api': { enabled: true },");
   expect(serverLog).not.toMatch(/IMAGE_API_KEY_SECRET .* is not set/);
+  expect(serverLog).not.toMatch(/IMAGE_API_TRANSFORM_KEY and IMAGE_API_TRANSFORM_SALT are not set/);
   expect(serverLog).not.toMatch(/\berror\b/i);
 });
 
@@ -143,6 +147,15 @@ test('an upload with that key is stored in the app: original and both variants o
   const viewer = await request(url).get(new URL(res.body.image.url_viewer).pathname);
   expect(viewer.status).toBe(200);
   expect(viewer.text).toContain('Adopted');
+
+  // Served: a preset unsigned, any other size signed with the guide's key and salt.
+  const preset = await request(url).get(`/img/_/pr:small/plain/${res.body.image.url}@webp`);
+  expect([preset.status, preset.headers['content-type'], preset.headers['cache-control']]).toEqual([200, 'image/webp', 'public, max-age=2592000, immutable']);
+  const rest = `/w:120/plain/${res.body.image.url}@png`;
+  expect((await request(url).get(`/img/_${rest}`)).status).toBe(403);
+  const signature = crypto.createHmac('sha256', Buffer.from(TRANSFORM_KEY, 'hex')).update(Buffer.from(TRANSFORM_SALT, 'hex')).update(rest).digest('base64url');
+  const signed = await request(url).get(`/img/${signature}${rest}`);
+  expect([signed.status, signed.headers['content-type']]).toEqual([200, 'image/png']);
 });
 
 test('the admin panel: the Image API page is built in, the Content Manager views and the usage routes answer', async () => {
