@@ -116,3 +116,28 @@ test('a file that is not there: 404 with no-store; a path outside uploads/ is no
   const traversal = await app.http.get('/uploads/..%2F..%2Fpackage.json');
   expect([traversal.status, traversal.headers['cache-control']]).toEqual([404, 'no-store']);
 });
+
+test('a hot file is answered before the app (the fast path): same status, headers and bytes, no lookup by the app', async () => {
+  const res = await app.upload(app.key, await jpeg(300, 200), { filename: 'hot.jpg' });
+  const url = app.pathOf(res.body.image.medium.url);
+  const first = await bytesOf(app.http.get(url));
+  const find = jest.spyOn(app.strapi.plugin('image-api').service('direct-files'), 'find');
+  try {
+    const hot = await bytesOf(app.http.get(url));
+    const revalidated = await app.http.get(url).set('If-None-Match', first.headers.etag);
+    const head = await app.http.head(url);
+    expect(find).not.toHaveBeenCalled();
+    expect(hot.status).toBe(200);
+    for (const header of ['cache-control', 'etag', 'last-modified', 'content-type', 'content-length', 'accept-ranges', 'x-content-type-options']) {
+      expect([header, hot.headers[header]]).toEqual([header, first.headers[header]]);
+    }
+    expect(Buffer.compare(hot.body, first.body)).toBe(0);
+    expect([revalidated.status, revalidated.headers.etag]).toEqual([304, first.headers.etag]);
+    expect([head.status, head.headers['content-length']]).toEqual([200, first.headers['content-length']]);
+    // A Range goes to the app.
+    expect((await app.http.get(url).set('Range', 'bytes=0-3')).status).toBe(206);
+    expect(find).toHaveBeenCalledTimes(1);
+  } finally {
+    find.mockRestore();
+  }
+});

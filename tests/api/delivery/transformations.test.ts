@@ -220,6 +220,24 @@ describe('kept results', () => {
     expect(Buffer.compare(range.body, first.body.subarray(0, 10))).toBe(0);
   });
 
+  test('a hot repeat is answered before the app (the fast path), with the same headers; another Accept class is not', async () => {
+    const url = `/img/_/pr:large/plain/${original.url}`;
+    const first = await app.http.get(url).set('Accept', 'image/webp');
+    const answer = jest.spyOn(app.strapi.plugin('image-api').service('transforms'), 'answer');
+    try {
+      const hot = await app.http.get(url).set('Accept', 'image/webp,*/*;q=0.8');
+      expect(answer).not.toHaveBeenCalled();
+      for (const header of ['cache-control', 'etag', 'last-modified', 'content-type', 'content-length', 'vary']) {
+        expect([header, hot.headers[header]]).toEqual([header, first.headers[header]]);
+      }
+      const png = await app.http.get(url).set('Accept', 'image/png');
+      expect(png.headers['content-type']).toBe('image/jpeg');
+      expect(answer).toHaveBeenCalledTimes(1);
+    } finally {
+      answer.mockRestore();
+    }
+  });
+
   test('concurrent requests for one new result share one render and one kept file', async () => {
     const url = signed(original.url, { width: 411, format: 'webp' });
     const answers = await Promise.all(Array.from({ length: 6 }, () => app.http.get(url)));
