@@ -317,6 +317,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           folder = again;
           await retryTransient(() => record(folder));
         }
+        // A lookup of this name made before it existed (a client guessing ahead) is not reused.
+        getService(strapi, 'image-sources').forget([upload.name]);
         return stored;
       } catch (error) {
         if ((error as Record<symbol, unknown>)?.[LEFT_TO_SWEEP]) throw error;
