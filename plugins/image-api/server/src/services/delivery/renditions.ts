@@ -177,9 +177,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ticket.leave();
     }
 
-    // Kept after the answer: a client waits for its pixels, not for the storage and the database
-    // (bench:delivery measured the difference at a third of the render rate, SQLite's commits among it).
-    // Whole seconds, as HTTP dates are.
+    // Kept after the answer: a client waits for its pixels, not for the storage write and the four
+    // SQL statements that record it (waiting for them cost a third of the render rate in
+    // bench:delivery). Whole seconds, as HTTP dates are.
     const renderedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const keeping = keep(key, request, rendered, renderedAt).catch((error) =>
       strapi.log.warn(`image-api: a transformation result was not kept: ${(error as Error)?.message ?? error}`)
