@@ -11,12 +11,12 @@
  * .tmp/data.db (naming `--dbclient` without `--dbfile` writes an empty DATABASE_FILENAME).
  */
 import { execFileSync, spawn, type ChildProcess } from 'child_process';
-import crypto from 'crypto';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
 import request from 'supertest';
 import { png } from '../helpers/fixtures';
+import { signedPath, transformSecrets } from '../helpers/imgproxy';
 import { freePort } from '../../tools/support/servers/ports';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -25,8 +25,7 @@ const GUIDE = fs.readFileSync(path.join(ROOT, 'docs', 'adding-the-plugin.md'), '
 const WORK = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-adopter-'));
 const APP = path.join(WORK, 'app');
 const SECRET = 'adopter-test-secret-0123456789abcdef';
-const TRANSFORM_KEY = crypto.randomBytes(32).toString('hex');
-const TRANSFORM_SALT = crypto.randomBytes(16).toString('hex');
+const { key: TRANSFORM_KEY, salt: TRANSFORM_SALT } = transformSecrets();
 
 /** Child processes' environment: npm from its cache, no telemetry, nothing of this repository's own .env. */
 const ENV = {
@@ -153,8 +152,7 @@ test('an upload with that key is stored in the app: original and both variants o
   expect([preset.status, preset.headers['content-type'], preset.headers['cache-control']]).toEqual([200, 'image/webp', 'public, max-age=2592000, immutable']);
   const rest = `/w:120/plain/${res.body.image.url}@png`;
   expect((await request(url).get(`/img/_${rest}`)).status).toBe(403);
-  const signature = crypto.createHmac('sha256', Buffer.from(TRANSFORM_KEY, 'hex')).update(Buffer.from(TRANSFORM_SALT, 'hex')).update(rest).digest('base64url');
-  const signed = await request(url).get(`/img/${signature}${rest}`);
+  const signed = await request(url).get(signedPath(TRANSFORM_KEY, TRANSFORM_SALT, rest));
   expect([signed.status, signed.headers['content-type']]).toEqual([200, 'image/png']);
 });
 

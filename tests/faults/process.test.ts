@@ -13,8 +13,12 @@ import { startFaultApp, type FaultApp } from './helpers/fault-app';
 import { CLEAN, leftovers, openDb, rawAnswer, rssMb as processRssMb, sleep, tally, uploadFile, type Answer } from './helpers/load';
 import { startPostgres } from '../../tools/support/servers/postgres';
 import { request } from '../../tools/support/http/http-client';
+import { signedPath, transformSecrets } from '../helpers/imgproxy';
 
 const KEY = 'img_faults_process_0123456789abcdef0';
+const { key: TRANSFORM_KEY, salt: TRANSFORM_SALT } = transformSecrets();
+/** A transformation URL with its imgproxy signature (signed results are the ones kept). */
+const signedUrl = (rest: string) => `${app.url}${signedPath(TRANSFORM_KEY, TRANSFORM_SALT, rest)}`;
 let pg: Awaited<ReturnType<typeof startPostgres>>;
 let app: FaultApp;
 let db: Knex;
@@ -24,8 +28,7 @@ let small: Buffer;
 beforeAll(async () => {
   pg = await startPostgres();
   [photo, small] = await Promise.all([photo12mp(), jpeg(640, 480)]);
-  // Transformation URLs unsigned: no key and salt (set empty, so the app's .env cannot set them).
-  app = await startFaultApp({ ...pg.env, IMAGE_API_BOOTSTRAP_KEY: KEY, IMAGE_API_SWEEP_AFTER_MS: '1000', IMAGE_API_TRANSFORM_KEY: '', IMAGE_API_TRANSFORM_SALT: '' });
+  app = await startFaultApp({ ...pg.env, IMAGE_API_BOOTSTRAP_KEY: KEY, IMAGE_API_SWEEP_AFTER_MS: '1000', IMAGE_API_TRANSFORM_KEY: TRANSFORM_KEY, IMAGE_API_TRANSFORM_SALT: TRANSFORM_SALT });
   db = openDb(pg.env);
 }, 120_000);
 afterAll(async () => {
@@ -95,7 +98,7 @@ test('SIGKILL during a burst of transformations (renders, and results being kept
   const source = await upload();
   expect(source.status).toBe(200);
   const url = source.body.image.url as string;
-  const renders = Array.from({ length: 16 }, (_, i) => request(`${app.url}/img/_/rs:fit:${600 + i}:0/plain/${url}@webp`, { timeoutMs: 60_000 }));
+  const renders = Array.from({ length: 16 }, (_, i) => request(signedUrl(`/rs:fit:${600 + i}:0/plain/${url}@webp`), { timeoutMs: 60_000 }));
   // Killed as soon as the first result is answered: others render, or are being kept.
   await Promise.race(renders);
   await app.kill();
@@ -106,7 +109,8 @@ test('SIGKILL during a burst of transformations (renders, and results being kept
   await app.restart();
   expect(await clean()).toMatchObject(CLEAN);
   // What was kept is served again, and what was not is rendered again.
-  const again = await Promise.all(Array.from({ length: 16 }, (_, i) => request(`${app.url}/img/_/rs:fit:${600 + i}:0/plain/${url}@webp`, { timeoutMs: 60_000 })));
+  const again = await Promise.all(Array.from({ length: 16 }, (_, i) => request(signedUrl(`/rs:fit:${600 + i}:0/plain/${url}@webp`), { timeoutMs: 60_000 })));
+  expect(Number((await db('image_api_renditions').count({ n: '*' }))[0].n)).toBeGreaterThan(0);
   expect(again.map((answer) => answer.status)).toEqual(Array(16).fill(200));
   await sleep(1500);
   expect(await clean()).toMatchObject(CLEAN);

@@ -11,6 +11,7 @@ import { generateImageUrl } from '@imgproxy/imgproxy-node';
 import { useApp } from '../../helpers/app';
 import { adminToken } from '../../helpers/admin';
 import { jpeg, png } from '../../helpers/fixtures';
+import { signedPath } from '../../helpers/imgproxy';
 
 const KEY = crypto.randomBytes(32).toString('hex');
 const SALT = crypto.randomBytes(16).toString('hex');
@@ -25,8 +26,7 @@ const unsigned = (source: string, options: Options, displayAs: 'plain' | 'base64
   new URL(generateImageUrl({ endpoint: ENDPOINT, url: { value: source, displayAs }, options })).pathname;
 
 /** A hand-written path (`/rs:fill:100:100/plain/...`) with its signature in front. */
-const signPath = (rest: string) =>
-  `/img/${crypto.createHmac('sha256', Buffer.from(KEY, 'hex')).update(Buffer.from(SALT, 'hex')).update(rest).digest('base64url')}${rest}`;
+const signPath = (rest: string) => signedPath(KEY, SALT, rest);
 /** AVIF is an ISO-BMFF file of brand `avif` (this process's sharp has its HEIF loader blocked by the plugin). */
 const isAvif = (bytes: Buffer) => bytes.subarray(4, 12).toString('latin1') === 'ftypavif';
 

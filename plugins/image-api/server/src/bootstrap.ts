@@ -44,8 +44,8 @@ async function setUp(strapi: Core.Strapi) {
   if (transformPath !== null && !transformKey) {
     strapi.log.warn(
       `image-api: IMAGE_API_TRANSFORM_KEY and IMAGE_API_TRANSFORM_SALT are not set, so ${transformPath} accepts unsigned ` +
-        'transformation URLs: anyone may ask for any size of any image, and each one asked is kept until its image goes ' +
-        '(bound them with IMAGE_API_TRANSFORM_CACHE_BYTES; docs/security.md, "Transformations").'
+        'transformation URLs: anyone may ask for any size of any image (rendered each time; only presets are kept; ' +
+        'docs/security.md, "Transformations").'
     );
   }
 }

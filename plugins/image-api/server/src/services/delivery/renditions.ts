@@ -152,7 +152,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  async function renderAndKeep(key: string, request: RenditionRequest, address: string): Promise<HotEntry> {
+  async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean): Promise<HotEntry> {
     const config = getConfig(strapi);
     const ticket = getService(strapi, 'request-gate').enter(0, address);
     if (typeof ticket === 'string') throw refusalError(ticket, config, 'renders');
@@ -181,6 +181,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // SQL statements that record it (waiting for them cost a third of the render rate in
     // bench:delivery). Whole seconds, as HTTP dates are.
     const renderedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    if (!keepIt) return entryOf(key, rendered.buffer, rendered.mime, renderedAt);
     const keeping = keep(key, request, rendered, renderedAt).catch((error) =>
       strapi.log.warn(`image-api: a transformation result was not kept: ${(error as Error)?.message ?? error}`)
     );
@@ -235,7 +236,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   return {
     /** The result's bytes: kept, or rendered now (and kept). */
-    async get(request: RenditionRequest, address: string): Promise<HotEntry> {
+    /** `keep: false`: rendered and answered, not kept (an unsigned URL that is not presets alone). */
+    async get(request: RenditionRequest, address: string, { keep: keepIt = true }: { keep?: boolean } = {}): Promise<HotEntry> {
       const key = renditionKey(request);
       const hot = getService(strapi, 'hot-files');
       const cached = hot.get(key);
@@ -249,7 +251,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const keptOrRendered = async () => {
           const kept = await findKept(key);
           if (kept) used.add(key);
-          return kept ?? renderAndKeep(key, request, address);
+          return kept ?? renderAndKeep(key, request, address, keepIt);
         };
         pending = keptOrRendered()
           .then((entry) => hot.keep(key, entry))

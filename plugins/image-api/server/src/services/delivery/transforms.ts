@@ -63,12 +63,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async answer(path: string, accept: string | undefined, address: string): Promise<TransformAnswer> {
       const config = getConfig(strapi);
       const url = parseImgproxyPath(path);
-      if (config.transformKey && config.transformSalt) {
-        const presetsOnly = url.options.length > 0 && url.options.every(({ name }) => name === 'pr' || name === 'preset');
-        if (!presetsOnly && !signatureMatches(signatureSecrets(config.transformKey, config.transformSalt), url.signedPath, url.signature)) {
-          throw errors.invalidSignature();
-        }
+      const presetsOnly = url.options.length > 0 && url.options.every(({ name }) => name === 'pr' || name === 'preset');
+      const signing = Boolean(config.transformKey && config.transformSalt);
+      if (signing && !presetsOnly && !signatureMatches(signatureSecrets(config.transformKey!, config.transformSalt!), url.signedPath, url.signature)) {
+        throw errors.invalidSignature();
       }
+      // Kept: what the site's own URLs ask for (signed) and the presets. Unsigned, anyone could ask for
+      // sizes without end: those are rendered each time instead, under the admission limits.
+      const keep = signing || presetsOnly;
       const { spec } = readOptions(url.options, config.transformPresets);
       const cap = config.maxTransformPixels;
       const tooBig = () => errors.invalidTransformation(`the result would exceed ${cap} pixels`);
@@ -84,7 +86,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (plan.width * plan.height > cap || plan.scaledWidth * plan.scaledHeight > cap) throw tooBig();
 
       const request = { source, plan, format, quality: spec.quality, replan: (size: { width: number; height: number }) => planRender(size, spec, focal) };
-      const entry = await getService(strapi, 'renditions').get(request, address);
+      const entry = await getService(strapi, 'renditions').get(request, address, { keep });
       recalled.set(recallKey(path, accept), { key: renditionKey(request), image: source.image, varyAccept: named === null });
       return { entry, varyAccept: named === null };
     },
