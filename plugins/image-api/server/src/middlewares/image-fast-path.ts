@@ -13,6 +13,8 @@ import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../get-service';
 import { fileEtag, immutableHeaders } from '../delivery/immutable-answer';
 import type { HotEntry } from '../delivery/hot-files';
+import { FILE_NAME } from '../services/delivery/direct-files';
+import { imageNameOf } from '../services/delivery/image-sources';
 
 const UPLOADS = '/uploads/';
 
@@ -22,10 +24,10 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
 
   /** The hot entry of a direct file, if everything about it is known without waiting. */
   function directFile(fileName: string): HotEntry | undefined {
-    if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(fileName)) return undefined;
-    const match = /^(.+?)(?:\.(?:th|md))?\.[A-Za-z0-9]+$/.exec(fileName);
+    if (!FILE_NAME.test(fileName)) return undefined;
+    const name = imageNameOf(fileName);
     const sources = getService(strapi, 'image-sources');
-    const image = match ? sources.peek(match[1]) : undefined;
+    const image = name ? sources.peek(name) : undefined;
     if (!image || !sources.isLive(image)) return undefined;
     let stat: fs.Stats;
     try {

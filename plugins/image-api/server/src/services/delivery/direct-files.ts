@@ -16,7 +16,7 @@ import { HOT_FILE_MAX_BYTES } from '../../delivery/hot-files';
 export type DirectFile = ImmutableBytes | 'gone' | 'not-ours';
 
 /** A stored file name, nothing else: no path separators, no dot files. */
-const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+export const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const folder = () => path.join(strapi.dirs.static.public, 'uploads');

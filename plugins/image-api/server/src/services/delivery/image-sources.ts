@@ -17,6 +17,9 @@ const SOURCES_REMEMBERED = 10_000;
 /** `<name>[.th|.md].<ext>`: the stored files of an API image (images/naming.ts). */
 const STORED_FILE = /^(.+?)(?:\.(th|md))?\.([A-Za-z0-9]+)$/;
 
+/** The image name a stored file name belongs to (`cat-Ab12.md.jpg` → `cat-Ab12`); null when it is none. */
+export const imageNameOf = (fileName: string): string | null => STORED_FILE.exec(fileName)?.[1] ?? null;
+
 export interface StoredFile {
   hash: string;
   ext: string;
@@ -104,9 +107,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** The image and file a stored file name names, expired or not; null when it is no API image's. */
   async function byFileName(fileName: string): Promise<NamedFile | null> {
-    const match = STORED_FILE.exec(fileName);
-    if (!match) return null;
-    const image = await byName(match[1]);
+    const name = imageNameOf(fileName);
+    if (!name) return null;
+    const image = await byName(name);
     if (!image) return null;
     const file = [image.original, ...Object.values(image.variants)].find(({ hash, ext }) => `${hash}${ext}` === fileName);
     return file ? { image, file } : null;
