@@ -9,7 +9,9 @@ const TIMEOUT = '<rootDir>/tests/helpers/test-timeout.js';
 const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  transform: { '^.+\\.tsx?$': ['@swc/jest'] },
+  transform: { '^.+\\.tsx?$': ['@swc/jest'], '/node_modules/thumbhash/.+\\.js$': ['@swc/jest'] },
+  // thumbhash is an ES module only: compiled for Jest's CommonJS loader (Node itself requires it as is).
+  transformIgnorePatterns: ['/node_modules/(?!thumbhash/)'],
   testPathIgnorePatterns: ['/node_modules/'],
   setupFilesAfterEnv: [TIMEOUT],
 };

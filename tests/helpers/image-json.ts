@@ -1,6 +1,7 @@
 /** Assertions on the image JSON (docs/api.md, "The image object"): every field, in order, with its type. */
 import crypto from 'crypto';
 import sharp from 'sharp';
+import { thumbHashToApproximateAspectRatio, thumbHashToAverageRGBA, thumbHashToRGBA } from 'thumbhash';
 import type { TestApp } from './app';
 
 export const IMAGE_FIELDS = [
@@ -10,7 +11,7 @@ export const IMAGE_FIELDS = [
   'display_url', 'how_long_ago',
 ];
 /** Ours, after the document's fields. */
-export const EXTRA_FIELDS = ['title', 'delete_url', 'expiration_date_gmt'];
+export const EXTRA_FIELDS = ['title', 'delete_url', 'expiration_date_gmt', 'placeholder', 'dominant_color'];
 export const VARIANT_FIELDS = [
   'filename', 'name', 'width', 'height', 'ratio', 'size', 'size_formatted', 'mime', 'extension', 'bits',
   'channels', 'url',
@@ -67,9 +68,33 @@ export function expectUploadJson(body: any, expected: { extension: string; mime:
   expect(image.how_long_ago).toBe('moments ago');
   expect(image.delete_url).toMatch(new RegExp(`^${image.url_viewer}/delete/[A-Za-z0-9]{32,}$`));
   if (image.expiration_date_gmt !== null) expect(image.expiration_date_gmt).toMatch(DATE);
+  expectPlaceholder(image);
   expectVariant(image.thumb, image.name, 'th', image.extension, image.mime);
   expectVariant(image.medium, image.name, 'md', image.extension, image.mime);
   return image;
+}
+
+/**
+ * The placeholder decodes (thumbhash's own decoder) to a picture of the image's shape (ThumbHash
+ * keeps the aspect ratio roughly: within 20 %), and the dominant colour is `#rrggbb`.
+ */
+export function expectPlaceholder(image: { placeholder: unknown; dominant_color: unknown; width: number; height: number }) {
+  expect(typeof image.placeholder).toBe('string');
+  expect(image.placeholder).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
+  const hash = Buffer.from(image.placeholder as string, 'base64');
+  expect(hash.length).toBeGreaterThanOrEqual(5);
+  expect(hash.length).toBeLessThanOrEqual(25);
+  const decoded = thumbHashToRGBA(hash);
+  expect(decoded.rgba.length).toBe(decoded.w * decoded.h * 4);
+  const ratio = image.width / image.height;
+  if (ratio > 0.25 && ratio < 4) expect(thumbHashToApproximateAspectRatio(hash) / ratio).toBeCloseTo(1, 0);
+  expect(image.dominant_color).toMatch(/^#[0-9a-f]{6}$/);
+}
+
+/** The placeholder's average colour, [r, g, b] in 0..255. */
+export function placeholderAverage(placeholder: string): number[] {
+  const { r, g, b } = thumbHashToAverageRGBA(Buffer.from(placeholder, 'base64'));
+  return [r, g, b].map((value) => Math.round(value * 255));
 }
 
 /** Fetches the original and both variants and checks bytes, md5, sizes and real dimensions. */

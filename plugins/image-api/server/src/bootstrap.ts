@@ -30,6 +30,8 @@ async function setUp(strapi: Core.Strapi) {
   await registerPermissions(strapi);
   const backfilled = await getService(strapi, 'usage-tally').backfill();
   if (backfilled > 0) strapi.log.info(`image-api: usage tallies filled in from ${backfilled} existing images`);
+  const counted = await getService(strapi, 'quotas').backfill();
+  if (counted > 0) strapi.log.info(`image-api: keys' live images counted: ${counted} existing images`);
   // Created at boot so the first concurrent uploads do not race to create it.
   await getService(strapi, 'media-folder').get();
   await getService(strapi, 'rate-limits').connect();
@@ -40,6 +42,8 @@ async function setUp(strapi: Core.Strapi) {
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
   getService(strapi, 'expiry-sweep').start();
   getService(strapi, 'renditions').start();
+  // Images stored before placeholders existed get theirs in the background (services/storage/placeholders.ts).
+  getService(strapi, 'placeholders').start();
   const { transformPath, transformKey } = getConfig(strapi);
   if (transformPath !== null && !transformKey) {
     strapi.log.warn(

@@ -6,6 +6,7 @@
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
+import { stopHeicWorkers } from './images/decoders/heic-pixels';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const server = strapi.server?.httpServer;
@@ -18,6 +19,12 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   if (!(await gate.drain(shutdownTimeoutMs))) {
     strapi.log.warn(`image-api: shutting down: ${gate.inFlight().requests} request(s) still in flight after ${shutdownTimeoutMs} ms`);
   }
-  await Promise.all([getService(strapi, 'expiry-sweep').stop(), getService(strapi, 'debris-sweep').stop(), getService(strapi, 'renditions').stop()]);
+  await Promise.all([
+    getService(strapi, 'expiry-sweep').stop(),
+    getService(strapi, 'debris-sweep').stop(),
+    getService(strapi, 'renditions').stop(),
+    getService(strapi, 'placeholders').stop(),
+    stopHeicWorkers(),
+  ]);
   await getService(strapi, 'rate-limits').disconnect();
 };

@@ -5,7 +5,7 @@ import { redactSecretsInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { applyHeapGrowth } from './process/heap-growth';
 import { configureImageWork } from './images/image-work';
-import { restrictDecoders } from './images/image-decoders';
+import { restrictDecoders } from './images/decoders/image-decoders';
 import { getService, getConfig } from './get-service';
 import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
 import { imgbbRoutes } from './routes/imgbb';

@@ -1,6 +1,6 @@
 import decodeBmp from 'decode-bmp';
 import sharp from 'sharp';
-import { bmpToPng } from '../../server/src/images/bmp-to-png';
+import { bmpToPng } from '../../server/src/images/decoders/bmp-to-png';
 import { bmp, bmpOfDepth as bmpOf } from '../../../../tests/helpers/fixtures';
 import { refusal } from '../refusal';
 

@@ -3,6 +3,7 @@ import { probeImage, sniffType } from '../../server/src/images/image-probe';
 import { IMAGE_TYPES } from '../../server/src/config';
 import { bmp, gif, html, jpeg, pdf, png, randomBytes, svg, tiff, webp, animated, rotatedJpeg } from '../../../../tests/helpers/fixtures';
 import { refusal } from '../refusal';
+import { heic, heicBomb } from '../../../../tests/helpers/heif';
 
 
 describe('sniffType: the bytes decide', () => {
@@ -19,10 +20,24 @@ describe('sniffType: the bytes decide', () => {
     expect(await refusal(sniffType(bytes, IMAGE_TYPES))).toEqual({ status: 415, code: 314, message: 'Disabled image format (svg)' });
   });
 
-  test('TIFF and AVIF are images we do not take: 415/314', async () => {
+  test('TIFF is an image we do not take: 415/314', async () => {
     expect(await refusal(sniffType(await tiff(), IMAGE_TYPES))).toMatchObject({ code: 314, message: 'Disabled image format (tif)' });
+  });
+
+  test('HEIF by its brands: AVIF (even under the major brand mif1), HEIC; other HEIF 415/314; left out of allowedTypes 415/314', async () => {
     const avif = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).avif().toBuffer();
-    expect(await refusal(sniffType(avif, IMAGE_TYPES))).toMatchObject({ status: 415, code: 314, message: 'Disabled image format (avif)' });
+    expect(await sniffType(avif, IMAGE_TYPES)).toBe('avif');
+    const mif1Major = Buffer.from(avif);
+    mif1Major.write('mif1', 8, 'latin1');
+    expect(await sniffType(mif1Major, IMAGE_TYPES)).toBe('avif');
+    const phone = await heic({ width: 600, height: 400 });
+    expect(await sniffType(phone, IMAGE_TYPES)).toBe('heic');
+    // A HEIF whose brands name neither codec (JPEG-coded HEIF, say).
+    const other = Buffer.from(phone);
+    for (let at = 8; at < other.readUInt32BE(0); at += 4) if (at !== 12) other.write('mif1', at, 'latin1');
+    expect(await refusal(sniffType(other, IMAGE_TYPES))).toEqual({ status: 415, code: 314, message: 'Disabled image format (heif)' });
+    expect(await refusal(sniffType(phone, ['jpeg']))).toEqual({ status: 415, code: 314, message: 'Disabled image format (heic)' });
+    expect(await refusal(sniffType(avif, ['jpeg']))).toEqual({ status: 415, code: 314, message: 'Disabled image format (avif)' });
   });
 
   test.each([['HTML', html], ['PDF', pdf], ['random', randomBytes(300)], ['empty', Buffer.alloc(0)], ['XML', Buffer.from('<?xml version="1.0"?><root/>')]])(
@@ -51,6 +66,17 @@ describe('probeImage', () => {
     expect(await probeImage(await animated(30, 20, 3), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'gif', width: 30, height: 20, pages: 3 });
     expect(await probeImage(await png(5, 4, true), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'png', bits: 8, channels: 4 });
     expect(await probeImage(bmp(7, 3), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'bmp', width: 7, height: 3 });
+  });
+
+  test('HEIC: the grid\'s size after its rotation, read from the header', async () => {
+    const phone = await heic({ width: 1100, height: 700, rotate: 1 });
+    expect(await probeImage(phone, IMAGE_TYPES, 1e8)).toMatchObject({ type: 'heic', width: 700, height: 1100, pages: 1, orientation: 1 });
+  });
+
+  test('a HEIC bomb (one small tile repeated into 236 MP) is refused from its header (no decoder ever sees it)', async () => {
+    const bomb = await heicBomb(30, 30);
+    expect(bomb.length).toBeLessThan(200_000);
+    expect(await refusal(probeImage(bomb, IMAGE_TYPES, 1e8))).toMatchObject({ status: 413, code: 315 });
   });
 
   test('the pixel cap counts every frame', async () => {

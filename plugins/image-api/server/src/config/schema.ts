@@ -10,7 +10,7 @@ import { parseRateLimit } from './rate-limit';
 import { parseAllowlist } from './url-allowlist';
 import { compileTrustedProxies } from './trusted-proxies';
 
-export const IMAGE_TYPES = ['jpeg', 'png', 'gif', 'webp', 'bmp'] as const;
+export const IMAGE_TYPES = ['jpeg', 'png', 'gif', 'webp', 'bmp', 'heic', 'avif'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];
 
 /** Strapi's responsive breakpoints (and its thumbnail's box), as imgproxy presets. */

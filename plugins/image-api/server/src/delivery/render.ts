@@ -10,6 +10,8 @@ import sharp, { type Sharp } from 'sharp';
 import type { RenderPlan } from './render-plan';
 import type { OutputFormat } from './transform-options';
 import { MIME_BY_FORMAT } from '../images/naming';
+// Sources are this service's own stored files, checked when uploaded: HEIF ones may be tiled (image-decoders.ts).
+import { HEIF_OPEN } from '../images/decoders/image-decoders';
 
 /** AVIF encoder effort (0 fastest to 9): see the module comment. */
 export const AVIF_EFFORT = 2;
@@ -49,12 +51,12 @@ function encode(image: Sharp, { format, quality, defaultQuality }: EncodeSetting
 
 /** The source's size as it is shown (`source`: its bytes, or the path of its file) (EXIF orientation applied), read from its header. */
 export async function sourceSize(source: Buffer | string, maxPixels: number): Promise<{ width: number; height: number; format: string }> {
-  const { width, height, format, autoOrient } = await sharp(source, { limitInputPixels: maxPixels }).metadata();
+  const { width, height, format, autoOrient } = await sharp(source, { limitInputPixels: maxPixels, ...HEIF_OPEN }).metadata();
   return { width: autoOrient?.width ?? width ?? 0, height: autoOrient?.height ?? height ?? 0, format: format ?? '' };
 }
 
 export async function render(source: Buffer | string, plan: RenderPlan, settings: EncodeSettings, maxPixels: number): Promise<Rendered> {
-  let image = sharp(source, { limitInputPixels: maxPixels }).rotate();
+  let image = sharp(source, { limitInputPixels: maxPixels, ...HEIF_OPEN }).rotate();
   if (plan.smart && plan.crop) {
     image = image.resize(plan.crop.width, plan.crop.height, { fit: 'cover', position: sharp.strategy.attention });
   } else {

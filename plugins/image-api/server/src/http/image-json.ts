@@ -38,6 +38,11 @@ export interface StoredImage extends StoredVariant {
   expiresAt: Date | null;
   thumb: StoredVariant;
   medium: StoredVariant;
+  /** ThumbHash (base64) and `#rrggbb` (images/placeholder.ts). */
+  placeholder: string;
+  dominantColor: string;
+  /** The digest a key that reuses or refuses duplicates recorded it under (services/storage/duplicates.ts). */
+  sourceDigest?: string | null;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -134,5 +139,7 @@ export function imageJson(image: StoredImage, timeZone: string, now: Date = new 
     title: image.title,
     delete_url: image.deleteUrl,
     expiration_date_gmt: image.expiresAt ? formatDateTime(image.expiresAt, 'UTC') : null,
+    placeholder: image.placeholder,
+    dominant_color: image.dominantColor,
   };
 }

@@ -35,6 +35,8 @@ export function imgbbJson(image: StoredImage) {
       thumb: file(image.thumb),
       medium: file(image.medium),
       delete_url: image.deleteUrl,
+      placeholder: image.placeholder,
+      dominant_color: image.dominantColor,
     },
     success: true,
     status: 200,

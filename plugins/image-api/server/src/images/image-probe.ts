@@ -7,6 +7,7 @@ import FileType from 'file-type';
 import sharp, { type Metadata } from 'sharp';
 import { errors } from '../http/api-error';
 import { hasPersonalMetadata } from './image-metadata';
+import { HEIF_OPEN } from './decoders/image-decoders';
 import type { ImageType } from '../config';
 
 export interface ProbedImage {
@@ -26,6 +27,26 @@ export interface ProbedImage {
 }
 
 const TYPE_BY_EXT: Record<string, ImageType> = { jpg: 'jpeg', png: 'png', apng: 'png', gif: 'gif', webp: 'webp', bmp: 'bmp' };
+
+/**
+ * HEIF is a container: file-type names every one `heic` or `avif` by its major brand, and AVIF files
+ * written with the major brand `mif1` would pass for HEIC. The brands the file declares (major and
+ * compatible, in its `ftyp` box) say which codec it holds. (libvips reports the codec from the brands
+ * too; a file whose data is not what its brands say fails to decode, and is refused then: 311.)
+ */
+const AVIF_BRANDS = new Set(['avif', 'avis']);
+const HEIC_BRANDS = new Set(['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis']);
+
+function heifType(bytes: Buffer): ImageType | null {
+  const boxSize = bytes.length >= 16 ? bytes.readUInt32BE(0) : 0;
+  if (boxSize < 16 || boxSize > bytes.length) return null;
+  // Major brand at 8, minor version at 12, compatible brands from 16 to the box's end.
+  const brands = [bytes.toString('latin1', 8, 12)];
+  for (let at = 16; at + 4 <= boxSize; at += 4) brands.push(bytes.toString('latin1', at, at + 4));
+  if (brands.some((brand) => AVIF_BRANDS.has(brand))) return 'avif';
+  if (brands.some((brand) => HEIC_BRANDS.has(brand))) return 'heic';
+  return null;
+}
 const BITS_BY_DEPTH: Record<string, number> = { uchar: 8, char: 8, ushort: 16, short: 16, uint: 32, int: 32, float: 32, double: 64 };
 
 /** SVG is text, so magic numbers miss it: look for an <svg> root near the start. */
@@ -43,7 +64,9 @@ export async function sniffType(bytes: Buffer, allowed: readonly ImageType[]): P
     // A header cut short (a TIFF or JPEG 2000 of a few bytes) ends file-type's reader early.
     throw errors.invalidImage('truncated header');
   }
-  const type = detected && TYPE_BY_EXT[detected.ext];
+  const isHeif = detected?.ext === 'heic' || detected?.ext === 'avif';
+  if (isHeif && !heifType(bytes)) throw errors.disabledType('heif');
+  const type = detected && (isHeif ? heifType(bytes) : TYPE_BY_EXT[detected.ext]);
   if (type) {
     if (!allowed.includes(type)) throw errors.disabledType(type === 'jpeg' ? 'jpg' : type);
     return type;
@@ -79,7 +102,8 @@ export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], m
   } else {
     let meta: Metadata;
     try {
-      meta = await sharp(bytes).metadata();
+      // A HEIF's size is read whatever it is: the pixel cap below answers 413 for one too large.
+      meta = await sharp(bytes, type === 'heic' || type === 'avif' ? { ...HEIF_OPEN, limitInputPixels: false } : {}).metadata();
     } catch {
       throw errors.invalidImage();
     }
@@ -87,7 +111,8 @@ export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], m
       type,
       width: meta.autoOrient?.width ?? meta.width,
       height: meta.autoOrient?.height ?? meta.height,
-      pages: Math.max(1, meta.pages ?? 1),
+      // A HEIC may hold more images (a burst, a depth map): its primary one is what is stored.
+      pages: type === 'heic' ? 1 : Math.max(1, meta.pages ?? 1),
       bits: meta.bitsPerSample ?? BITS_BY_DEPTH[meta.depth] ?? 8,
       channels: meta.channels,
       orientation: meta.orientation ?? 1,

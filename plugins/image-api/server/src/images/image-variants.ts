@@ -1,6 +1,7 @@
 /**
- * The image work: the stored original (upright, BMP as PNG, animations untouched) and its two
- * variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled up).
+ * The image work: the stored original (upright, BMP as PNG, HEIC as JPEG, animations untouched), its
+ * two variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled
+ * up), and its placeholder (placeholder.ts), all from one decode.
  */
 import pLimit from 'p-limit';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
@@ -8,9 +9,25 @@ import { errors, isApiError } from '../http/api-error';
 import type { ProbedImage } from './image-probe';
 import { isClean, stripLossless } from './image-metadata';
 import { settleAll } from './settle-all';
-import { bmpAsPng } from './bmp-renditions';
+import { bmpAsPng } from './decoders/bmp-renditions';
+import { heicPixels } from './decoders/heic-pixels';
+import { HEIF_OPEN } from './decoders/image-decoders';
+import { withExifBlock } from './exif-block';
+import { placeholderOf, type Placeholder } from './placeholder';
 
-export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp';
+export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif';
+
+/**
+ * AVIF encoding of stored AVIF images (their variants, and originals re-encoded): effort 2 of 9, as
+ * delivery/render.ts, keeps a 12 MP upload's variants within the upload figures
+ * (docs/performance.md, "HEIC and AVIF"); quality 55 looks about like JPEG at 85.
+ */
+export const AVIF_UPLOAD = { effort: 2, quality: 55, originalQuality: 75 } as const;
+
+/** Quality of a re-encoded original: high, so a rotation or a metadata strip costs little. */
+const originalQuality = (format: OutputFormat, options: VariantOptions) =>
+  format === 'avif' ? AVIF_UPLOAD.originalQuality : Math.max(options.jpegQuality, 92);
+const variantQuality = (format: OutputFormat, options: VariantOptions) => (format === 'avif' ? AVIF_UPLOAD.quality : options.jpegQuality);
 
 export interface EncodedImage {
   buffer: Buffer;
@@ -25,6 +42,7 @@ export interface Renditions {
   original: EncodedImage;
   thumb: EncodedImage;
   medium: EncodedImage;
+  placeholder: Placeholder;
 }
 
 export interface VariantOptions {
@@ -38,6 +56,8 @@ export interface VariantOptions {
 
 type SharpInput = { input: Buffer; options: SharpOptions };
 
+const heifOpen = (probed: ProbedImage) => (probed.type === 'avif' ? HEIF_OPEN : {});
+
 function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
   switch (format) {
     case 'jpeg':
@@ -48,6 +68,8 @@ function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
       return pipeline.webp({ quality });
     case 'gif':
       return pipeline.gif();
+    case 'avif':
+      return pipeline.avif({ quality, effort: AVIF_UPLOAD.effort });
   }
 }
 
@@ -62,6 +84,7 @@ async function render(pipeline: Sharp, format: OutputFormat, quality: number): P
  * variants follow from it (the medium is never wider than the original).
  */
 export function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
+  if (probed.type === 'heic') return heicRenditions(bytes, options, width);
   if (probed.type !== 'bmp') return renditionsOf(bytes, bytes, probed, options, width);
   // sharp has no BMP loader: a BMP is turned into a PNG first, off the event loop (bmp-renditions.ts).
   // A 1-bit BMP packs 32 pixels a byte, so under the byte limit it may be 80 MP, where other formats
@@ -80,18 +103,52 @@ const oneBmpAtATime = pLimit(1);
 async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
   const isBmp = probed.type === 'bmp';
   // A BMP has no orientation to apply (and checking would make libvips hold the whole image).
-  const source: SharpInput = { input, options: { autoOrient: !isBmp, failOn: 'warning', limitInputPixels: options.maxPixels } };
+  const source: SharpInput = { input, options: { autoOrient: !isBmp, failOn: 'warning', limitInputPixels: options.maxPixels, ...heifOpen(probed) } };
   const format: OutputFormat = isBmp ? 'png' : (probed.type as OutputFormat);
   const open = () => sharp(source.input, source.options);
 
   const resizeTo = width !== null && width < probed.width ? width : null;
 
   try {
-    const [original, { thumb, medium }] = await settleAll<[EncodedImage, { thumb: EncodedImage; medium: EncodedImage }]>([
+    const [original, variants] = await settleAll<[EncodedImage, Variants]>([
       resizeTo === null ? storedOriginal(bytes, probed, format, open, options) : resizedOriginal(bytes, probed, format, open, options, resizeTo),
-      renderVariants(open, format, resizeTo === null ? options : { ...options, mediumWidth: Math.min(options.mediumWidth, resizeTo) }),
+      renderVariants(open, format, narrowed(options, resizeTo)),
     ]);
-    return { original, thumb, medium };
+    return { original, ...variants };
+  } catch (error) {
+    if (isApiError(error)) throw error;
+    throw errors.invalidImage();
+  }
+}
+
+type Variants = Pick<Renditions, 'thumb' | 'medium' | 'placeholder'>;
+
+/** The medium is never wider than an original resized to `width`. */
+const narrowed = (options: VariantOptions, width: number | null) =>
+  width === null ? options : { ...options, mediumWidth: Math.min(options.mediumWidth, width) };
+
+/**
+ * A HEIC's renditions: its pixels decoded in a worker (decoders/heic-pixels.ts), upright, then the
+ * stored original encoded as a JPEG (on white where it has transparency) and the variants from the
+ * same pixels. Its EXIF goes into the JPEG only with `keepExif`, as a JPEG's would stay.
+ */
+async function heicRenditions(bytes: Buffer, options: VariantOptions, width: number | null): Promise<Renditions> {
+  try {
+    const decoded = await heicPixels(bytes, options.maxPixels);
+    const raw = { width: decoded.width, height: decoded.height, channels: 4 as const };
+    const open = () => {
+      const pixels = sharp(decoded.pixels, { raw });
+      return decoded.hasAlpha ? pixels.flatten({ background: '#ffffff' }) : pixels.removeAlpha();
+    };
+    const resizeTo = width !== null && width < decoded.width ? width : null;
+    const exif = options.keepExif ? (await sharp(bytes, HEIF_OPEN).metadata()).exif : undefined;
+    const [original, variants] = await settleAll<[EncodedImage, Variants]>([
+      render(resizeTo === null ? open() : open().resize({ width: resizeTo }), 'jpeg', originalQuality('jpeg', options)).then((image) =>
+        exif ? { ...image, buffer: withExifBlock(image.buffer, exif) } : image
+      ),
+      renderVariants(open, 'jpeg', narrowed(options, resizeTo)),
+    ]);
+    return { original, ...variants };
   } catch (error) {
     if (isApiError(error)) throw error;
     throw errors.invalidImage();
@@ -103,7 +160,7 @@ async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, o
  * the medium is encoded from those pixels and the thumb cropped from them. Only when the medium is
  * too small for a sharp 160×160 crop (a panorama, say) is the thumb made from the original again.
  */
-async function renderVariants(open: () => Sharp, format: OutputFormat, options: VariantOptions) {
+async function renderVariants(open: () => Sharp, format: OutputFormat, options: VariantOptions): Promise<Variants> {
   const { data, info } = await open()
     .resize({ width: options.mediumWidth, withoutEnlargement: true })
     .raw()
@@ -111,11 +168,13 @@ async function renderVariants(open: () => Sharp, format: OutputFormat, options: 
   const pixels = () => sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
   const crop = { fit: 'cover', position: 'centre' } as const;
   const smallMedium = Math.min(info.width, info.height) < options.thumbSize && info.width === options.mediumWidth;
-  const [medium, thumb] = await settleAll<[EncodedImage, EncodedImage]>([
-    render(pixels(), format, options.jpegQuality),
-    render((smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop), format, options.jpegQuality),
+  const quality = variantQuality(format, options);
+  const [medium, thumb, placeholder] = await settleAll<[EncodedImage, EncodedImage, Placeholder]>([
+    render(pixels(), format, quality),
+    render((smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop), format, quality),
+    placeholderOf({ data, width: info.width, height: info.height, channels: info.channels }),
   ]);
-  return { medium, thumb };
+  return { medium, thumb, placeholder };
 }
 
 /**
@@ -131,9 +190,9 @@ async function resizedOriginal(
   width: number
 ): Promise<EncodedImage> {
   const animated = probed.pages > 1;
-  const base = animated ? sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels }) : open();
+  const base = animated ? sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels, ...heifOpen(probed) }) : open();
   const pipeline = (options.keepExif ? base.keepMetadata() : base.keepIccProfile()).resize({ width });
-  const image = await render(pipeline, format, Math.max(options.jpegQuality, 92));
+  const image = await render(pipeline, format, originalQuality(format, options));
   // An animation's frames are stacked in the output: a frame is its height divided by the frames.
   return { ...image, height: animated ? image.height / probed.pages : image.height, bits: probed.type === 'bmp' ? 8 : probed.bits };
 }
@@ -151,7 +210,7 @@ async function storedOriginal(
   open: () => Sharp,
   options: VariantOptions
 ): Promise<EncodedImage> {
-  const quality = Math.max(options.jpegQuality, 92);
+  const quality = originalQuality(format, options);
   const kept = (buffer: Buffer): EncodedImage => {
     const { width, height, channels, bits } = probed;
     return { buffer, format, width, height, channels, bits };
@@ -171,6 +230,6 @@ async function storedOriginal(
     const cleaned = await stripLossless(bytes);
     if (await isClean(cleaned)) return kept(cleaned);
   }
-  const reencoded = sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels }).keepIccProfile();
+  const reencoded = sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels, ...heifOpen(probed) }).keepIccProfile();
   return { ...(await render(reencoded, format, quality)), width: probed.width, height: probed.height, bits: probed.bits };
 }

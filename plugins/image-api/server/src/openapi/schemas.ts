@@ -18,6 +18,10 @@ const object = (properties: Record<string, unknown>, optional: string[] = []) =>
   additionalProperties: false,
 });
 
+/** Contract §14: what a page paints before the image arrives. */
+const placeholder = { type: 'string', pattern: '^[A-Za-z0-9+/]+={0,2}$', description: 'ThumbHash of the image, base64' };
+const dominantColor = { type: 'string', pattern: '^#[0-9a-f]{6}$', description: 'The most frequent colour, #rrggbb' };
+
 const variant = object({
   filename: string,
   name: string,
@@ -67,6 +71,8 @@ const image = object(
     title: nullable(string),
     delete_url: { ...uri, description: 'The secret delete link: only in the upload\'s answer' },
     expiration_date_gmt: nullable(dateTime),
+    placeholder,
+    dominant_color: dominantColor,
   },
   []
 );
@@ -106,6 +112,8 @@ export const schemas = {
       thumb: ref('ImgbbFile'),
       medium: ref('ImgbbFile'),
       delete_url: uri,
+      placeholder,
+      dominant_color: dominantColor,
     }),
     success: { const: true },
     status: { const: 200 },

@@ -6,6 +6,7 @@ import contentManagerLayout from './admin/content-manager-layout';
 import usageReport from './admin/usage-report';
 import debrisSweep from './storage/debris-sweep';
 import directFiles from './delivery/direct-files';
+import duplicates from './storage/duplicates';
 import expirySweep from './storage/expiry-sweep';
 import health from './runtime/health';
 import hotFiles from './delivery/hot-files';
@@ -16,7 +17,9 @@ import imageSources from './delivery/image-sources';
 import journal from './storage/journal';
 import mediaFolder from './storage/media-folder';
 import mediaStore from './storage/media-store';
+import placeholders from './storage/placeholders';
 import publicUrl from './public-url';
+import quotas from './keys/quotas';
 import rateLimits from './keys/rate-limits';
 import renditions from './delivery/renditions';
 import requestGate from './runtime/request-gate';
@@ -33,6 +36,7 @@ export default {
   'content-manager-layout': contentManagerLayout,
   'debris-sweep': debrisSweep,
   'direct-files': directFiles,
+  duplicates,
   'expiry-sweep': expirySweep,
   health,
   'hot-files': hotFiles,
@@ -43,7 +47,9 @@ export default {
   journal,
   'media-folder': mediaFolder,
   'media-store': mediaStore,
+  placeholders,
   'public-url': publicUrl,
+  quotas,
   'rate-limits': rateLimits,
   renditions,
   'request-gate': requestGate,

@@ -21,6 +21,7 @@ import { cleanOriginalFilename, EXTENSION_BY_FORMAT, randomId, storedName, libra
 import { errors } from '../http/api-error';
 import { expirationSeconds, type ExpirationLimits } from '../http/expiration';
 import { getConfig, getService } from '../get-service';
+import { isUniqueViolation } from '../database/unique-violation';
 
 /**
  * What the client asked to store, and how: the upload's parameters (http/request-params.ts) with a
@@ -59,8 +60,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Refusals that cost nothing come before the download and the image work.
       const folder = await getService(strapi, 'media-folder').uploadFolder(apiKey.folderId, request.albumId);
       const expiration = request.expiration ?? keyDefaultExpiration(apiKey, cfg);
+      const quotas = getService(strapi, 'quotas');
+      await quotas.checkRoom(apiKey);
       const { bytes, filename } = await readSource(request.source, scope, cfg, policyFor(cfg.urlAllowlist));
       if (bytes.length === 0) throw errors.emptySource();
+      // A key that reuses or refuses duplicates: one indexed lookup before any image work.
+      const duplicates = getService(strapi, 'duplicates');
+      const sourceDigest = duplicates.digestOf(apiKey, bytes);
+      const earlier = sourceDigest && (await duplicates.find(sourceDigest));
+      if (earlier) return duplicates.answerFor(apiKey, earlier);
       const { renditions, originalExif } = await runImageWork(async () => {
         const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
         const [renditions, originalExif] = await settleAll<[Renditions, Record<string, unknown> | null]>([
@@ -75,7 +83,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const remembered = idempotencyKey === null ? null : { apiKeyId: apiKey.id, key: idempotencyKey };
       const extension = EXTENSION_BY_FORMAT[renditions.original.format];
       const originalFilename = cleanOriginalFilename(filename ?? '') || `${idEncoded}.${extension}`;
-      return getService(strapi, 'media-store').store({
+      const store = getService(strapi, 'media-store').store({
         renditions,
         idEncoded,
         name: storedName(filename, idEncoded),
@@ -92,14 +100,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         originalExif,
         folder,
         expiresIn: expiration,
-        deleteSecret: remembered && idempotency.deleteSecret(remembered, idEncoded),
-        // The key's use counts in the same transaction as the upload's rows (only stored uploads
-        // count), and so is the Idempotency-Key remembered (a twin request racing it fails here).
-        inTransaction: async (trx, image) => {
+        deleteSecret: sourceDigest ? duplicates.deleteSecret(sourceDigest, idEncoded) : remembered && idempotency.deleteSecret(remembered, idEncoded),
+        sourceDigest,
+        // The key's quota and use count in the same transaction as the upload's rows (only stored
+        // uploads count), and so is the Idempotency-Key remembered (a twin request racing it fails here).
+        inTransaction: async (trx, image, file) => {
+          await quotas.charge(trx, apiKey, file);
           await getService(strapi, 'api-keys').recordUse(apiKey.id, trx);
+          if (sourceDigest) await duplicates.freeExpired(trx, sourceDigest, image.createdAt);
           if (remembered) await idempotency.remember(trx, remembered, image);
         },
       });
+      try {
+        return await store;
+      } catch (error) {
+        // An identical upload of the key was recorded first (the unique index on the digest refused
+        // this one, whose files are gone again): this one is its duplicate.
+        const twin = sourceDigest && isUniqueViolation(error) ? await duplicates.find(sourceDigest) : null;
+        if (!twin) throw error;
+        return duplicates.answerFor(apiKey, twin);
+      }
     },
   };
 };

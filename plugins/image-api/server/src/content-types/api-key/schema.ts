@@ -36,6 +36,16 @@ export default {
     folder: { type: 'relation', relation: 'manyToOne', target: 'plugin::upload.folder', configurable: false },
     // Images uploaded with the key belong to this admin user (the Media Library's "created by").
     owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
+    // An upload whose bytes equal an earlier live upload of this key: `store` it again, `reuse` the
+    // earlier image (nothing stored), or `refuse` it (409, code 101). services/storage/duplicates.ts.
+    duplicates: { type: 'enumeration', enum: ['store', 'reuse', 'refuse'], default: 'store', required: true },
+    // Caps on the key's live images (403, code 105 past either); empty: none. Bytes count every file
+    // stored (original and variants). services/keys/quotas.ts.
+    quota_bytes: { type: 'biginteger', min: '1' },
+    quota_images: { type: 'integer', min: 1 },
+    // What the key holds now, kept with every upload and deletion, in their transactions.
+    live_images: { type: 'integer', default: 0, writable: false, configurable: false },
+    live_bytes: { type: 'biginteger', default: '0', writable: false, configurable: false },
     last_used_at: { type: 'datetime', writable: false, configurable: false },
     upload_count: { type: 'integer', default: 0, writable: false, configurable: false },
     // Recognition without revealing: "img_AbCd" and the last four characters.

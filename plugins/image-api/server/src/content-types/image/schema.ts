@@ -34,6 +34,14 @@ export default {
     // The Media Library folder (album) it was uploaded to.
     album: { type: 'relation', relation: 'manyToOne', target: 'plugin::upload.folder', configurable: false },
     file: { type: 'media', multiple: false, allowedTypes: ['images'] },
+    // What a page paints before the image arrives (images/placeholder.ts): a ThumbHash (base64) and
+    // `#rrggbb`. Filled in at boot for images stored before they existed (services/storage/placeholders.ts).
+    placeholder: { type: 'string', maxLength: 64, writable: false, configurable: false },
+    dominant_color: { type: 'string', maxLength: 7, writable: false, configurable: false },
+    // Keys that reuse or refuse duplicates (services/storage/duplicates.ts): SHA-256 of the key and the
+    // bytes the client sent, and the upload's answer as the first upload gave it (no delete link).
+    source_digest: { type: 'string', maxLength: 64, private: true, writable: false, configurable: false, visible: false },
+    answer: { type: 'json', private: true, writable: false, configurable: false, visible: false },
     // SHA-256 of the delete link's secret; the secret itself is never stored.
     delete_hash: { type: 'string', private: true, writable: false, configurable: false, visible: false },
     // The expiry sweep's claim on the record (which sweep, since when): several instances sweep at once.
@@ -52,5 +60,8 @@ export default {
     // The usage page: the most viewed and the latest images.
     { name: 'image_api_images_views_index', columns: ['views'] },
     { name: 'image_api_images_created_at_index', columns: ['created_at'] },
+    // A duplicate's lookup, and the race of two identical uploads at once (one row wins; NULL for
+    // keys that store duplicates, which unique indexes allow any number of on all three databases).
+    { name: 'image_api_images_source_digest_index', columns: ['source_digest'], type: 'unique' },
   ],
 };

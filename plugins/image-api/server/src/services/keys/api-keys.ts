@@ -27,6 +27,11 @@ export interface ApiKeyEntry {
   rate_limit: string | null;
   last_used_at: string | null;
   upload_count: number;
+  duplicates: DuplicatesMode;
+  quota_bytes: number | string | null;
+  quota_images: number | null;
+  live_images: number | null;
+  live_bytes: number | string | null;
   key_prefix: string;
   key_last4: string;
   createdAt: string;
@@ -48,7 +53,15 @@ export interface AuthenticatedKey {
   defaultExpiration: string | null;
   /** The Media Library folder its uploads go to; null: the plugin's folder. */
   folderId: number | null;
+  /** What an upload of bytes it stored before does (services/storage/duplicates.ts). */
+  duplicates: DuplicatesMode;
+  /** Caps on its live images' bytes and count; null: none (services/keys/quotas.ts). */
+  quotaBytes: number | null;
+  quotaImages: number | null;
 }
+
+export const DUPLICATES_MODES = ['store', 'reuse', 'refuse'] as const;
+export type DuplicatesMode = (typeof DUPLICATES_MODES)[number];
 
 export const generateKey = () => `${KEY_PREFIX}${randomId(32)}`;
 export const hashKey = (key: string, secret: string) => crypto.createHmac('sha256', secret).update(key).digest('hex');
@@ -64,7 +77,7 @@ export const sameDigest = (a: string, b: string) =>
 
 const LIST_FIELDS = [
   'id', 'documentId', 'name', 'description', 'contact', 'active', 'expires_at', 'rate_limit', 'last_used_at',
-  'upload_count', 'key_prefix', 'key_last4', 'createdAt',
+  'upload_count', 'key_prefix', 'key_last4', 'createdAt', 'duplicates', 'quota_bytes', 'quota_images', 'live_images', 'live_bytes',
 ];
 
 interface CachedKey {
@@ -114,7 +127,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const hasUserOwner = 'owner_user' in strapi.contentType(API_KEY_UID).attributes;
         const entry = await query().findOne({
           where: { key_hash: digest },
-          select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'key_hash'],
+          select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'key_hash', 'duplicates', 'quota_bytes', 'quota_images'],
           populate: {
             owner: { select: ['id'] },
             createdBy: { select: ['id'] },
@@ -133,6 +146,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             issuedByAdminId: entry.createdBy?.id ?? null,
             defaultExpiration: entry.default_expiration || null,
             folderId: entry.folder?.id ?? null,
+            duplicates: DUPLICATES_MODES.includes(entry.duplicates) ? entry.duplicates : 'store',
+            quotaBytes: entry.quota_bytes == null ? null : Number(entry.quota_bytes),
+            quotaImages: entry.quota_images == null ? null : Number(entry.quota_images),
             active: entry.active,
             expiresAt: entry.expires_at ?? null,
           },
@@ -177,6 +193,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       rateLimit?: string | null;
       ownerEmail?: string | null;
       key?: string;
+      duplicates?: DuplicatesMode;
+      quotaBytes?: number | null;
+      quotaImages?: number | null;
     }) {
       const key = input.key ?? generateKey();
       const owner = await adminIdFor(input.ownerEmail);
@@ -188,6 +207,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           active: true,
           expires_at: input.expiresAt ?? null,
           rate_limit: input.rateLimit ?? null,
+          duplicates: input.duplicates ?? 'store',
+          quota_bytes: input.quotaBytes ?? null,
+          quota_images: input.quotaImages ?? null,
           owner,
           upload_count: 0,
           ...this.keyColumns(key),

@@ -65,7 +65,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         ...answer,
         createdAt: new Date(answer.createdAt),
         expiresAt: answer.expiresAt ? new Date(answer.expiresAt) : null,
-        deleteUrl: getService(strapi, 'public-url').deleteLink(idEncoded, this.deleteSecret(scope, idEncoded)),
+        // An image of a key that reuses or refuses duplicates has the link duplicates.ts derives.
+        deleteUrl: getService(strapi, 'public-url').deleteLink(
+          idEncoded,
+          answer.sourceDigest ? getService(strapi, 'duplicates').deleteSecret(answer.sourceDigest, idEncoded) : this.deleteSecret(scope, idEncoded)
+        ),
       };
     },
 

@@ -55,7 +55,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           // transformation is taken, journalled in this transaction (renditions.ts).
           kept = await getService(strapi, 'renditions').takeFor(trx, names);
           await rows.remove(trx, FILE_UID, images.flatMap((image) => (image.file ? [image.file.id] : [])));
-          await getService(strapi, 'usage-tally').removal(trx, images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file })));
+          const removed = images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file }));
+          await getService(strapi, 'usage-tally').removal(trx, removed);
+          await getService(strapi, 'quotas').release(trx, removed);
         });
       } catch (error) {
         await journal.closeNames(names).catch(() => undefined);

@@ -177,10 +177,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await transaction(strapi, async (trx) => {
         await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
         kept = await getService(strapi, 'renditions').takeFor(trx, [file.hash!]);
-        await getService(strapi, 'usage-tally').removal(
-          trx,
-          found.map((record: { api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file }))
-        );
+        const removed = found.map((record: { api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file }));
+        await getService(strapi, 'usage-tally').removal(trx, removed);
+        await getService(strapi, 'quotas').release(trx, removed);
       });
       // The Media Library removed the file's own files; its kept transformations go here.
       getService(strapi, 'image-sources').forget([file.hash]);

@@ -16,7 +16,9 @@ import type { StoredImage, StoredVariant } from '../../http/image-json';
 import { EXTENSION_BY_FORMAT, MIME_BY_FORMAT, randomId } from '../../images/naming';
 import { getConfig, getService } from '../../get-service';
 import type { JournalledFile } from './journal';
+import type { SizedFile } from './usage-tally';
 import { deleteHashOf } from './images';
+import { savedAnswer } from './duplicates';
 import type { MediaFolder } from './media-folder';
 import { transaction } from '../../database/transaction';
 import { retryTransient } from '../../database/transient-errors';
@@ -50,8 +52,10 @@ export interface NewImage {
   expiresIn: number | null;
   /** The delete link's secret; null: a random one. */
   deleteSecret: string | null;
+  /** Recorded for a key that reuses or refuses duplicates (duplicates.ts); null otherwise. */
+  sourceDigest: string | null;
   /** Runs inside the transaction that records the upload, before the image record: fails it if it fails. */
-  inTransaction?: (trx: Knex.Transaction, image: StoredImage) => Promise<void>;
+  inTransaction?: (trx: Knex.Transaction, image: StoredImage, file: SizedFile) => Promise<void>;
 }
 
 /** The file object the upload provider API works with. */
@@ -237,7 +241,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           expiresAt,
           thumb: variantView(thumb, renditions.thumb),
           medium: variantView(medium, renditions.medium),
+          placeholder: renditions.placeholder.thumbHash,
+          dominantColor: renditions.placeholder.dominantColor,
+          sourceDigest: upload.sourceDigest,
         };
+        // The upload's files as the file entry records them (kilobytes): quotas and tallies count these.
+        const sized: SizedFile = { size: original.size, formats: { thumb, medium } };
         const folders = getService(strapi, 'media-folder');
         const record = (folder: MediaFolder) =>
           transaction(strapi, async (trx) => {
@@ -273,7 +282,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             // Before the image record: its link to the key takes a shared lock on the key's row (the
             // foreign key check), and an UPDATE of that row after it deadlocks two concurrent uploads
             // of one key on MariaDB. Taken first, the row's lock makes them wait their turn instead.
-            await upload.inTransaction?.(trx, stored);
+            await upload.inTransaction?.(trx, stored, sized);
             await records.createImage(
               trx,
               {
@@ -289,6 +298,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                   original_exifdata: upload.originalExif,
                   expires_at: expiresAt,
                   delete_hash: deleteHashOf(deleteSecret),
+                  placeholder: stored.placeholder,
+                  dominant_color: stored.dominantColor,
+                  source_digest: upload.sourceDigest,
+                  answer: upload.sourceDigest ? savedAnswer(stored) : null,
                   publishedAt: now,
                 },
                 fileId,
@@ -300,7 +313,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
               now
             );
             // The usage page's tallies, committed with the records or not at all.
-            await getService(strapi, 'usage-tally').upload(trx, upload.apiKeyId, { size: original.size, formats: { thumb, medium } }, now);
+            await getService(strapi, 'usage-tally').upload(trx, upload.apiKeyId, sized, now);
           });
         // The plugin's folder is checked every few seconds. If an editor deleted it since, the records
         // fail on it: then, and only then, they are written once more, in the folder found or made again.

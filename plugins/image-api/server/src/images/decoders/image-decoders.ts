@@ -1,8 +1,9 @@
 /**
  * libvips decodes more than the API accepts; hostile input should meet as few decoders as possible.
- * The API sniffs the bytes first and hands sharp only JPEG, PNG, GIF and WebP, but sharp picks its
- * loader from the content, so every other loader is blocked (sharp.block). The block is
- * process-wide: Strapi's Media Library then stores SVG, TIFF and AVIF uploads without reading their
+ * The API sniffs the bytes first and hands sharp only JPEG, PNG, GIF, WebP and HEIF (AVIF decoded by
+ * libvips; a HEIC's header only, its pixels are libheif's in a worker: heic-pixels.ts), but sharp
+ * picks its loader from the content, so every other loader is blocked (sharp.block). The block is
+ * process-wide: Strapi's Media Library then stores SVG and TIFF uploads without reading their
  * dimensions (it treats the failure as "not an image"); `blockUnusedDecoders: false` restores that.
  */
 import sharp from 'sharp';
@@ -11,7 +12,6 @@ import sharp from 'sharp';
 export const BLOCKED_LOADERS = [
   'VipsForeignLoadSvg',
   'VipsForeignLoadTiff',
-  'VipsForeignLoadHeif',
   'VipsForeignLoadVips',
   'VipsForeignLoadPdf',
   'VipsForeignLoadMagick',
@@ -27,6 +27,14 @@ export const BLOCKED_LOADERS = [
   'VipsForeignLoadJp2k',
   'VipsForeignLoadJxl',
 ];
+
+/**
+ * How sharp opens a HEIF (AVIF, or a HEIC's header). libvips holds libheif to 16 items a file unless
+ * told `unlimited`, and phones write a 12 MP photo as 48 tiles and a grid: `unlimited` leaves libheif's
+ * own limits (1,000 items, 32768×32768), and the pixel cap is the API's (`maxPixels`, checked on the
+ * header: image-probe.ts).
+ */
+export const HEIF_OPEN = { unlimited: true } as const;
 
 export function restrictDecoders(block: boolean): void {
   if (block) sharp.block({ operation: BLOCKED_LOADERS });

@@ -3,7 +3,7 @@
  * hands the PNG back (moved, not copied). One job at a time.
  */
 import { parentPort } from 'worker_threads';
-import { isApiError } from '../http/api-error';
+import { isApiError } from '../../http/api-error';
 import { bmpToPng } from './bmp-to-png';
 
 /** What the worker answers: the PNG, or the refusal (an error-table row), or the failure. */

@@ -11,7 +11,7 @@
  * palette), 24 or 32 bits, stored bottom-up.
  */
 import decodeBmp from 'decode-bmp';
-import { errors } from '../http/api-error';
+import { errors } from '../../http/api-error';
 import { createPngStream } from './png-stream';
 
 /** Pixels decoded at once (1 MB of RGBA). */

@@ -13,7 +13,7 @@
  */
 import path from 'path';
 import { Worker } from 'worker_threads';
-import { ApiError, errors } from '../http/api-error';
+import { ApiError, errors } from '../../http/api-error';
 import type { BmpAnswer } from './bmp-worker';
 
 /** Longest a BMP may take to turn into a PNG (a 77 MP one takes about 14 s here, the variants included). */
