@@ -6,11 +6,16 @@
  * an entry.
  */
 const { parseArgs } = require('util');
+const bytes = require('bytes-iec');
 
 const USAGE = `usage:
   strapi-image-api keys create --name NAME [--description TEXT] [--contact TEXT] [--owner ADMIN_EMAIL]
                 [--rate-limit SPEC] [--expires DATE|Nd]
+                [--duplicates store|reuse|refuse] [--quota-images N] [--quota-bytes SIZE]
       SPEC: like 100/minute,2000/day, or off.  --expires: an ISO date (2027-01-31) or a number of days (90d)
+      --duplicates: what an upload of bytes the key stored before does (store: again, the default;
+        reuse: answers the earlier image; refuse: 409).  --quota-images, --quota-bytes: caps on the
+        key's live images (SIZE: bytes, or 500MB, 5GB; GiB for powers of 1024)
   strapi-image-api keys list [--json]
   strapi-image-api keys revoke NAME
   strapi-image-api keys regenerate NAME
@@ -20,7 +25,16 @@ const USAGE = `usage:
 class CliError extends Error {}
 
 /** The key entry's fields, as the CLI's options name them (for the plugin's validation errors). */
-const OPTION_OF_FIELD = { rate_limit: '--rate-limit', name: '--name', expires_at: '--expires' };
+const OPTION_OF_FIELD = {
+  rate_limit: '--rate-limit',
+  name: '--name',
+  expires_at: '--expires',
+  duplicates: '--duplicates',
+  quota_images: '--quota-images',
+  quota_bytes: '--quota-bytes',
+};
+
+const DUPLICATES = ['store', 'reuse', 'refuse'];
 
 function readArgs(argv) {
   const { values, positionals } = parseArgs({
@@ -33,6 +47,9 @@ function readArgs(argv) {
       owner: { type: 'string' },
       'rate-limit': { type: 'string' },
       expires: { type: 'string' },
+      duplicates: { type: 'string' },
+      'quota-images': { type: 'string' },
+      'quota-bytes': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -44,7 +61,33 @@ function readArgs(argv) {
   if (command === 'client-config' && !name) throw new CliError('client-config needs the key name');
   if (command === 'create' && !values.name) throw new CliError('create needs --name NAME');
   if ((command === 'revoke' || command === 'regenerate') && !name) throw new CliError(`${command} needs the key name`);
-  return { command, kind, name, values, expiresAt: parseExpiry(values.expires) };
+  if (values.duplicates !== undefined && !DUPLICATES.includes(values.duplicates)) {
+    throw new CliError(`--duplicates: store, reuse or refuse, not ${values.duplicates}`);
+  }
+  return {
+    command,
+    kind,
+    name,
+    values,
+    expiresAt: parseExpiry(values.expires),
+    quotaImages: parseCount('--quota-images', values['quota-images']),
+    quotaBytes: parseSize(values['quota-bytes']),
+  };
+}
+
+/** A whole number from 1. */
+function parseCount(option, text) {
+  if (text === undefined) return null;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new CliError(`${option}: a whole number from 1, not ${text}`);
+  return Number(text);
+}
+
+/** Bytes, or a size with a unit: 500MB and 5GB are powers of 1000 (as the API writes sizes), 5GiB of 1024. */
+function parseSize(text) {
+  if (text === undefined) return null;
+  const parsed = bytes.parse(text);
+  if (parsed === null || !Number.isSafeInteger(parsed) || parsed < 1) throw new CliError(`--quota-bytes: a size like 500MB or 5GB, not ${text}`);
+  return parsed;
 }
 
 /** An ISO date or "<n>d" days from now. */
@@ -90,7 +133,7 @@ async function withKeys({ appDir, distDir }, work) {
 }
 
 const COMMANDS = {
-  async create(keys, { values, expiresAt }) {
+  async create(keys, { values, expiresAt, quotaImages, quotaBytes }) {
     if (await keys.findByName(values.name)) throw new CliError(`a key named "${values.name}" exists already`);
     const { entry, key } = await keys
       .create({
@@ -100,6 +143,9 @@ const COMMANDS = {
         ownerEmail: values.owner ?? null,
         rateLimit: values['rate-limit'] ?? null,
         expiresAt,
+        duplicates: values.duplicates ?? 'store',
+        quotaImages,
+        quotaBytes,
       })
       .catch((error) => {
         throw asCliError(error);
@@ -118,6 +164,11 @@ const COMMANDS = {
       uploadCount: Number(k.upload_count ?? 0),
       owner: k.owner?.email ?? null,
       rateLimit: k.rate_limit ?? null,
+      duplicates: k.duplicates ?? 'store',
+      quotaImages: k.quota_images ?? null,
+      quotaBytes: k.quota_bytes == null ? null : Number(k.quota_bytes),
+      liveImages: Number(k.live_images ?? 0),
+      liveBytes: Number(k.live_bytes ?? 0),
       description: k.description,
       createdAt: k.createdAt,
     }));

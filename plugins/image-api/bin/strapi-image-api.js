@@ -4,7 +4,8 @@
  * folder (with the app's environment: its .env is read):
  *
  *   npx strapi-image-api keys create --name NAME [--description TEXT] [--contact TEXT] [--owner EMAIL]
- *                                    [--rate-limit SPEC] [--expires DATE|Nd]   the key, alone, on the last line
+ *                                    [--rate-limit SPEC] [--expires DATE|Nd] [--duplicates store|reuse|refuse]
+ *                                    [--quota-images N] [--quota-bytes SIZE]   the key, alone, on the last line
  *   npx strapi-image-api keys list [--json]
  *   npx strapi-image-api keys revoke NAME
  *   npx strapi-image-api keys regenerate NAME

@@ -91,6 +91,26 @@ describe('with the server running', () => {
     expect((await app.upload(key, await png(20, 20))).status).toBe(429);
   });
 
+  test('create with duplicates and quotas (as the Content Manager sets them): the server applies them', async () => {
+    const { stdout } = await cli(['create', '--name', 'capped', '--duplicates', 'reuse', '--quota-images', '2', '--quota-bytes', '5GB']);
+    const key = stdout.trim().split('\n').pop()!;
+    const row = await app.strapi.db.connection('image_api_keys').where('name', 'capped').first('duplicates', 'quota_images', 'quota_bytes');
+    expect([row.duplicates, Number(row.quota_images), Number(row.quota_bytes)]).toEqual(['reuse', 2, 5_000_000_000]);
+    const bytes = await png(21, 21);
+    const first = (await app.upload(key, bytes)).body.image;
+    expect((await app.upload(key, bytes)).body.image.id_encoded).toBe(first.id_encoded);
+    expect((await app.upload(key, await png(22, 22))).status).toBe(200);
+    const third = await app.upload(key, await png(23, 23));
+    expect([third.status, third.body.error.code]).toEqual([403, 105]);
+    const { stdout: listed } = await cli(['list', '--json']);
+    expect(JSON.parse(listed).find((k: any) => k.name === 'capped')).toMatchObject({
+      duplicates: 'reuse', quotaImages: 2, quotaBytes: 5_000_000_000, liveImages: 2, liveBytes: expect.any(Number),
+    });
+    await expect(cli(['create', '--name', 'y', '--duplicates', 'merge'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--duplicates: store, reuse or refuse/) });
+    await expect(cli(['create', '--name', 'y', '--quota-images', '0'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--quota-images: a whole number from 1/) });
+    await expect(cli(['create', '--name', 'y', '--quota-bytes', 'lots'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--quota-bytes: a size like 500MB/) });
+  });
+
   test('regenerate prints a new key; the old one stops working', async () => {
     const { stdout } = await cli(['create', '--name', 'rotating']);
     const old = stdout.trim().split('\n').pop()!;

@@ -46,7 +46,8 @@ test("every status and code of the error table, with an example of each, on the 
   const codes = (status: number) => responses[String(status)].content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
   expect(codes(400)).toEqual(expect.arrayContaining([110, 120, 130, 140, 150, 160, 170, 310, 311, 320, 321, 400]));
   expect(codes(401)).toEqual([100]);
-  expect(codes(403)).toEqual([100]);
+  expect(codes(403)).toEqual([100, 105]);
+  expect(codes(409)).toEqual([101]);
   expect(codes(413)).toEqual([313, 315]);
   expect(codes(415)).toEqual([314]);
   for (const status of [405, 408, 429, 431, 500, 503, 507]) expect(codes(status)).toEqual([status]);

@@ -14,7 +14,7 @@ import imgbbUploader from 'imgbb-uploader';
 import { startApp, PUBLIC_URL, type TestApp } from '../../helpers/app';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server';
 import { jpeg, png } from '../../helpers/fixtures';
-import { binaryParser } from '../../helpers/image-json';
+import { binaryParser, expectPlaceholder } from '../../helpers/image-json';
 
 let app: TestApp;
 let fixtures: FixtureServer;
@@ -22,7 +22,8 @@ let key: string;
 let photo: Buffer;
 let port: number;
 
-const IMGBB_DATA_FIELDS = ['id', 'title', 'url_viewer', 'url', 'display_url', 'width', 'height', 'size', 'time', 'expiration', 'image', 'thumb', 'medium', 'delete_url'];
+// imgbb's fields, then ours (contract §14: every image JSON carries the placeholder).
+const IMGBB_DATA_FIELDS = ['id', 'title', 'url_viewer', 'url', 'display_url', 'width', 'height', 'size', 'time', 'expiration', 'image', 'thumb', 'medium', 'delete_url', 'placeholder', 'dominant_color'];
 const IMGBB_FILE_FIELDS = ['filename', 'name', 'mime', 'extension', 'url'];
 const md5 = (bytes: Buffer) => crypto.createHash('md5').update(bytes).digest('hex');
 
@@ -53,6 +54,7 @@ function expectImgbbAnswer(res: any, expected: { extension: string; mime: string
   for (const field of ['id', 'title', 'url_viewer', 'url', 'display_url', 'width', 'height', 'size', 'time', 'expiration', 'delete_url']) {
     expect([field, typeof data[field]]).toEqual([field, 'string']);
   }
+  expectPlaceholder({ ...data, width: Number(data.width), height: Number(data.height) });
   expect(data.id).toMatch(/^[A-Za-z0-9]{1,12}$/);
   expect(data.url_viewer).toBe(`${PUBLIC_URL}/image/${data.id}`);
   expect(data.delete_url).toMatch(new RegExp(`^${PUBLIC_URL}/image/${data.id}/delete/[A-Za-z0-9]{32,}$`));

@@ -22,7 +22,7 @@ function load(appConfig: Record<string, unknown>) {
 
 test('an app that sets nothing gets every default', () => {
   expect(load({})).toEqual({
-    publicUrl: null, imgbbPath: '/1/upload', maxBytes: 10_000_000, maxPixels: 100_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp'],
+    publicUrl: null, imgbbPath: '/1/upload', maxBytes: 10_000_000, maxPixels: 100_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp', 'heic', 'avif'],
     thumbSize: 160, mediumWidth: 500, jpegQuality: 85, timeZone: 'UTC', fetchTimeoutMs: 15_000, fetchMaxRedirects: 5,
     urlAllowlist: [], corsOrigins: ['*'], minExpiration: 60, maxExpiration: 15_552_000, expirySweepSeconds: 60, sweepAfterMs: 600_000, debrisSweepSeconds: 300,
     maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, maxRequestsPerAddress: null, bodyTimeoutMs: 120_000, bodyIdleTimeoutMs: 10_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,

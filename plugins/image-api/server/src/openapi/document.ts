@@ -4,7 +4,7 @@
  * from the code's own data (the error table, the options), so it moves with the behaviour; the API
  * tests validate every answer they receive against it.
  */
-import { errorRows, TRANSFORM_CODES } from './error-table';
+import { errorRows, TRANSFORM_CODES, UPLOAD_CODES } from './error-table';
 import { schemas } from './schemas';
 
 export interface DocumentOptions {
@@ -114,6 +114,8 @@ function uploadBody(dialect: 'api' | 'imgbb') {
 
 /** The codes of the API's routes, and those of the transformation route (which answers JSON only). */
 const apiCodes = (code: number) => !TRANSFORM_CODES.includes(code);
+/** The other keyed routes (delete, albums) never refuse as a duplicate or past a quota. */
+const keyedCodes = (code: number) => apiCodes(code) && !UPLOAD_CODES.includes(code);
 const transformCodes = (code: number) => TRANSFORM_CODES.includes(code) || [404, 429, 500, 503].includes(code);
 
 /** Every error answer, by status: the error shape as JSON, or its message as text (format=txt, redirect). */
@@ -178,7 +180,7 @@ const uploadOperation = (options: DocumentOptions, dialect: 'api' | 'imgbb', met
   description: `One image, as a multipart file, base64 (POST only) or a URL; at most ${options.maxBytes} bytes. Trailing slash optional.`,
   parameters: uploadParams(options, dialect),
   ...(method === 'post' ? { requestBody: uploadBody(dialect) } : {}),
-  responses: { ...uploadSuccess(dialect), ...errorResponses([...ANY_REQUEST, 401, 403, 415, 429]) },
+  responses: { ...uploadSuccess(dialect), ...errorResponses([...ANY_REQUEST, 401, 403, 409, 415, 429]) },
 });
 
 const keyedOperation = (id: string, summary: string, extra: Record<string, unknown>[], success: Record<string, unknown>, statuses: number[]) => ({
@@ -186,7 +188,7 @@ const keyedOperation = (id: string, summary: string, extra: Record<string, unkno
   tags: ['Images'],
   summary,
   parameters: [...KEY_PARAMS, ...extra],
-  responses: { ...success, ...errorResponses([...ANY_REQUEST, 401, 403, ...statuses]) },
+  responses: { ...success, ...errorResponses([...ANY_REQUEST, 401, 403, ...statuses], keyedCodes) },
 });
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });

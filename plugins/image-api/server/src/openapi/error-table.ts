@@ -28,6 +28,9 @@ export interface ErrorRow {
 /** The codes only the transformation route answers (docs/api.md, "Serving images"). */
 export const TRANSFORM_CODES = [180, 181];
 
+/** The codes only the upload routes answer (contract §14: duplicates and quotas). */
+export const UPLOAD_CODES = [101, 105];
+
 /**
  * The table grouped by HTTP status: the codes each status carries, with an example of each message;
  * `codes`: only the rows a route answers.

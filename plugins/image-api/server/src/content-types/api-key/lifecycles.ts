@@ -24,7 +24,21 @@ const FIELD_CHECKS: Record<string, { label: string; check: (value: string, strap
   default_expiration: { label: 'Default expiration', check: (value, strapi) => value.trim() && expirationSeconds(value, getConfig(strapi)) },
 };
 
+/** Quotas: whole numbers from 1, or empty (no cap). */
+const QUOTA_FIELDS: Record<string, string> = { quota_bytes: 'Quota (bytes)', quota_images: 'Quota (images)' };
+
+function checkQuotas(data: Data): void {
+  for (const [field, label] of Object.entries(QUOTA_FIELDS)) {
+    const value = data?.[field];
+    if (value === undefined || value === null || value === '') continue;
+    if (Number.isSafeInteger(Number(value)) && Number(value) >= 1) continue;
+    const message = `${label}: a whole number from 1, or empty for none`;
+    throw new errors.ValidationError(message, { errors: [{ path: [field], message, name: 'ValidationError', value }] });
+  }
+}
+
 function checkFields(strapi: Core.Strapi, data: Data): void {
+  checkQuotas(data);
   for (const [field, { label, check }] of Object.entries(FIELD_CHECKS)) {
     const value = data?.[field];
     if (typeof value !== 'string') continue;
