@@ -168,7 +168,7 @@ test('the admin panel: the Image API page is built in, the Content Manager views
   expect(overview.status).toBe(200);
   expect(overview.body.data.totals).toMatchObject({ images: 1, uploadsInWindow: 1 });
   const configuration = await api.get('/content-manager/content-types/plugin::image-api.api-key/configuration').set(auth);
-  expect(configuration.body.data.contentType.layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count']);
+  expect(configuration.body.data.contentType.layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count', 'live_images']);
 
   // The built admin holds the plugin's page.
   const built = path.join(APP, 'dist', 'build');

@@ -5,6 +5,7 @@
 const fs = require('fs');
 const path = require('path');
 const sharp = require('sharp');
+const { heic } = require('../support/images/heif');
 
 /** `grainedWidth`: the fraction of columns with grain (a screenshot is mostly flat). */
 function grainy(width, height, seed, grain, grainedWidth = 1) {
@@ -32,6 +33,13 @@ const FIXTURES = {
   'jpeg-1.7mp': { make: () => grainy(1600, 1067, 2, 0.09).jpeg({ quality: 88 }), file: 'photo-1600.jpg', type: 'image/jpeg' },
   'png-800': { make: () => grainy(800, 447, 3, 0.02, 0.22).png(), file: 'screenshot-800.png', type: 'image/png' },
   'jpeg-50mp': { make: () => grainy(8660, 5774, 4, 0.03).jpeg({ quality: 85 }), file: 'photo-50mp.jpg', type: 'image/jpeg' },
+  // A phone's photo: 4032×3024 in 48 HEVC tiles (heif-enc, from libheif-examples), about 1.5 MB.
+  'heic-12mp': {
+    bytes: async () => heic({ width: 4032, height: 3024, quality: 60, picture: await grainy(4032, 3024, 5, 0.1).png({ compressionLevel: 1 }).toBuffer() }),
+    file: 'photo-12mp.heic',
+    type: 'image/heic',
+  },
+  'avif-12mp': { make: () => grainy(4000, 3000, 6, 0.1).avif({ quality: 60, effort: 2 }), file: 'photo-12mp.avif', type: 'image/avif' },
 };
 
 async function loadFixtures(dir) {
@@ -39,9 +47,12 @@ async function loadFixtures(dir) {
   const out = {};
   for (const [name, spec] of Object.entries(FIXTURES)) {
     const file = path.join(dir, spec.file);
-    if (!fs.existsSync(file)) await spec.make().toFile(file);
+    if (!fs.existsSync(file)) {
+      if (spec.bytes) fs.writeFileSync(file, await spec.bytes());
+      else await spec.make().toFile(file);
+    }
     const bytes = fs.readFileSync(file);
-    const meta = await sharp(bytes).metadata();
+    const meta = await sharp(bytes, { unlimited: true }).metadata();
     out[name] = { name, file: spec.file, type: spec.type, bytes, width: meta.width, height: meta.height };
   }
   return out;

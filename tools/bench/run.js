@@ -80,7 +80,7 @@ async function setUp() {
   fs.mkdirSync(floorDir);
   log('bench: fixtures…');
   const fixtures = await loadFixtures(path.join(__dirname, 'out', 'fixtures'));
-  const names = (opts.only ? opts.only.split(',') : ['jpeg-12mp', 'jpeg-1.7mp', 'png-800']).filter((n) => fixtures[n]);
+  const names = (opts.only ? opts.only.split(',') : ['jpeg-12mp', 'jpeg-1.7mp', 'png-800', 'heic-12mp', 'avif-12mp']).filter((n) => fixtures[n]);
 
   // Two servers of the same app: one for our endpoint (and the RSS checks), one for the stock
   // upload. In one shared process the stock uploads (four resized copies each, formidable temp

@@ -47,16 +47,16 @@ const editFieldsOf = (configuration: { layouts: { edit: Array<Array<{ name: stri
 
 test("the key list shows the columns that matter, under human headings; the edit view's server fields are read-only", async () => {
   const configuration = await configurationOf(KEY_UID);
-  expect(configuration.layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count']);
+  expect(configuration.layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count', 'live_images']);
   const headings = configuration.layouts.list.map((field: string) => configuration.metadatas[field].list.label);
-  expect(headings).toEqual(['Name', 'Active', 'Key starts', 'Key ends', 'Expires', 'Last used', 'Uploads']);
+  expect(headings).toEqual(['Name', 'Active', 'Key starts', 'Key ends', 'Expires', 'Last used', 'Uploads', 'Images']);
   expect(configuration.settings).toMatchObject({ mainField: 'name', defaultSortBy: 'createdAt', defaultSortOrder: 'DESC' });
 
   const edit = configuration.metadatas;
-  for (const field of ['key_prefix', 'key_last4', 'last_used_at', 'upload_count', 'images']) {
+  for (const field of ['key_prefix', 'key_last4', 'last_used_at', 'upload_count', 'images', 'live_images', 'live_bytes']) {
     expect([field, edit[field].edit.editable]).toEqual([field, false]);
   }
-  for (const field of ['name', 'description', 'contact', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'folder', 'owner']) {
+  for (const field of ['name', 'description', 'contact', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'folder', 'owner', 'duplicates', 'quota_images', 'quota_bytes']) {
     expect([field, edit[field].edit.editable]).toEqual([field, true]);
   }
   // No snake_case left in a label, and the rate limit says its format.
@@ -66,7 +66,8 @@ test("the key list shows the columns that matter, under human headings; the edit
   expect(edit.owner_user.edit.label).toBe('Owner (site user)');
   expect(editFieldsOf(configuration)).toEqual([
     'name', 'active', 'description', 'contact', 'expires_at', 'rate_limit', 'default_expiration', 'folder',
-    'owner', 'owner_user', 'key_prefix', 'key_last4', 'last_used_at', 'upload_count', 'images',
+    'owner', 'owner_user', 'key_prefix', 'key_last4', 'duplicates', 'quota_images', 'quota_bytes', 'live_images', 'live_bytes',
+    'last_used_at', 'upload_count', 'images',
   ]);
 });
 
@@ -81,6 +82,7 @@ test('the image list shows the thumbnail, title, id, key, views and expiry; the 
   expect(editable).toEqual({
     file: false, title: true, description: true, nsfw: true, expires_at: true, views: false, id_encoded: false, name: false,
     md5: false, original_filename: false, api_key: false, owner: false, album: false, owner_user: false,
+    placeholder: false, dominant_color: false,
   });
 });
 
@@ -100,7 +102,7 @@ test("an admin's own changes to the view stay across boots; a new version of the
   // As if this app had an older version of the plugin's view.
   await app.strapi.store({ type: 'plugin', name: 'image-api', key: 'content-manager-layout' }).set({ value: { version: 0 } });
   await layout.apply();
-  expect((await configurationOf(KEY_UID)).layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count']);
+  expect((await configurationOf(KEY_UID)).layouts.list).toEqual(['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count', 'live_images']);
 });
 
 test('an image record as the Content Manager gives it: expiry and views; its key and album as relations', async () => {

@@ -57,7 +57,7 @@ const overview = async (auth = admin) => {
 test('totals, 30 days of uploads and views, the most viewed and the latest images, with their keys', async () => {
   const first = await upload(keyA, await png(300, 200), 'first');
   const second = await upload(keyA, await jpeg(640, 480), 'second');
-  await upload(keyB, await png(120, 90), 'third');
+  const third = await upload(keyB, await png(120, 90), 'third');
   for (let i = 0; i < 3; i++) expect((await app.http.get(app.pathOf(second.url_viewer))).status).toBe(200);
   expect((await app.http.get(app.pathOf(first.url_viewer))).status).toBe(200);
 
@@ -83,8 +83,12 @@ test('totals, 30 days of uploads and views, the most viewed and the latest image
     viewerUrl: expect.stringMatching(/\/image\/\w+$/),
     url: expect.stringMatching(/^http:\/\/img\.test:1337\/uploads\/.+\.png$/),
     width: 120,
+    placeholder: expect.stringMatching(/^[A-Za-z0-9+/]+={0,2}$/),
+    dominantColor: expect.stringMatching(/^#[0-9a-f]{6}$/),
     key: { id: expect.any(Number), name: 'usage B' },
   });
+  expect(data.recent[0].placeholder).toBe(third.placeholder);
+  expect(data.recent[0].dominantColor).toBe(third.dominant_color);
   expect(data.permissions).toEqual({ keys: true, reveal: true, deleteImages: true });
   // Ready-made transformation URLs for the cards (shared/contracts/serving.ts).
   expect(data.serving).toEqual({
@@ -111,6 +115,10 @@ test("each key's status and use; one key's days", async () => {
   expect(byName['usage A']).toMatchObject({ status: 'active', uploads: 2, uploadsInWindow: 2, prefix: keyA.slice(0, 8), last4: keyA.slice(-4) });
   expect(byName['usage A'].lastUsedAt).toEqual(expect.any(String));
   expect(byName['usage B']).toMatchObject({ status: 'revoked', uploads: 1, uploadsInWindow: 1 });
+  // What each key holds against its quotas (none set): every stored file's bytes.
+  const heldBytes = Number((await app.strapi.db.connection('image_api_keys').where('name', 'usage A').first('live_bytes')).live_bytes);
+  expect(heldBytes).toBeGreaterThan(0);
+  expect(byName['usage A'].holding).toEqual({ images: 2, bytes: heldBytes, quotaImages: null, quotaBytes: null });
   expect(JSON.stringify(res.body)).not.toContain(keyA);
 
   const days = await app.http.get(`/image-api/usage/keys/${byName['usage A'].documentId}?days=7`).set(admin);
@@ -118,6 +126,14 @@ test("each key's status and use; one key's days", async () => {
   expect(days.body.data).toHaveLength(7);
   expect(days.body.data[6]).toMatchObject({ day: today(), uploads: 2, views: 4 });
   expect((await app.http.get('/image-api/usage/keys/nope').set(admin)).status).toBe(404);
+
+  // The key entry's side panel: its holding, with the caps an admin set.
+  await app.strapi.db.query(KEY_UID).update({ where: { name: 'usage A' }, data: { quota_images: 10, quota_bytes: 5_000_000 } });
+  const holding = await app.http.get(`/image-api/api-keys/${byName['usage A'].documentId}/holding`).set(admin);
+  expect([holding.status, holding.body.data]).toEqual([200, { images: 2, bytes: heldBytes, quotaImages: 10, quotaBytes: 5_000_000 }]);
+  expect((await app.http.get('/image-api/api-keys/nope/holding').set(admin)).status).toBe(404);
+  expect((await app.http.get(`/image-api/api-keys/${byName['usage A'].documentId}/holding`).set(editor)).status).toBe(403);
+  await app.strapi.db.query(KEY_UID).update({ where: { name: 'usage A' }, data: { quota_images: null, quota_bytes: null } });
   await app.strapi.db.query(KEY_UID).update({ where: { id: entryB.id }, data: { active: true } });
 });
 

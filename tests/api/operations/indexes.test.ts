@@ -26,6 +26,7 @@ const PLUGIN_INDEXES: Array<[string, string, string[], boolean]> = [
   ['image_api_keys', 'image_api_keys_key_hash_index', ['key_hash'], true],
   ['image_api_images', 'image_api_images_views_index', ['views'], false],
   ['image_api_images', 'image_api_images_created_at_index', ['created_at'], false],
+  ['image_api_images', 'image_api_images_source_digest_index', ['source_digest'], true],
   ['image_api_usage_days', 'image_api_usage_days_day_key_index', ['day', 'key_id'], true],
   ['image_api_usage_days', 'image_api_usage_days_key_day_index', ['key_id', 'day'], false],
   ['image_api_pending_uploads', 'image_api_pending_uploads_created_at_index', ['created_at'], false],
@@ -131,6 +132,7 @@ test.each([
   ['a kept transformation', 'select r.id from image_api_renditions r where r.key = ?', ['0'.repeat(64)]],
   ["a deletion taking its image's kept transformations", 'select id from image_api_renditions where image_name in (?)', ['cat-AbCdEfGhIj']],
   ['the byte budget: least recently used first', 'select id from image_api_renditions order by last_used_at limit 100', []],
+  ["a duplicate of the key's upload", 'select id from image_api_images where source_digest = ?', ['0'.repeat(64)]],
   ["the usage page: one key's days", 'select day, sum(uploads) from image_api_usage_days where key_id = ? and day >= ? group by day', [1, '2026-10-26']],
 ])('%s: planned with an index', async (_label, sql, bindings) => {
   expect(await usesIndex(sql, bindings)).toMatch(INDEXED);

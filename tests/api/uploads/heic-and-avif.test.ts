@@ -5,8 +5,8 @@
 import fs from 'fs';
 import sharp from 'sharp';
 import { useApp } from '../../helpers/app';
-import { heic, heicBomb, quadrants } from '../../helpers/heif';
-import { binaryParser, expectServedFiles, expectUploadJson, placeholderAverage } from '../../helpers/image-json';
+import { heic, heicBomb, quadrants } from '../../../tools/support/images/heif';
+import { binaryParser, expectPlaceholder, expectServedFiles, expectUploadJson, placeholderAverage } from '../../helpers/image-json';
 import { PERSONAL_EXIF, png } from '../../helpers/fixtures';
 
 const app = useApp();
@@ -103,6 +103,31 @@ test('placeholder and dominant colour describe the picture: a solid colour decod
   // Recorded on the image record too.
   const row = await app.strapi.db.connection('image_api_images').where('id_encoded', image.id_encoded).first('placeholder', 'dominant_color');
   expect(row).toEqual({ placeholder: image.placeholder, dominant_color: image.dominant_color });
+});
+
+test('images stored before placeholders existed get theirs once, in the background, from their medium', async () => {
+  const solid = await sharp({ create: { width: 900, height: 300, channels: 3, background: '#cc3300' } }).jpeg().toBuffer();
+  const images = [
+    expectUploadJson((await upload(solid, 'old-1.jpg')).body, { extension: 'jpg', mime: 'image/jpeg' }),
+    expectUploadJson((await upload(await sharp(await quadrants(600, 600)).png().toBuffer(), 'old-2.png')).body, { extension: 'png', mime: 'image/png' }),
+  ];
+  const ids = images.map((image) => image.id_encoded);
+  const table = () => app.strapi.db.connection('image_api_images');
+  await table().whereIn('id_encoded', ids).update({ placeholder: null, dominant_color: null });
+  const store = app.strapi.store({ type: 'plugin', name: 'image-api', key: 'placeholders-filled' });
+  expect(await store.get({})).toBe(true);
+  await store.delete({});
+  const placeholders = app.strapi.plugin('image-api').service('placeholders');
+  placeholders.start();
+  expect(await placeholders.settled()).toBe(2);
+  const rows = await table().whereIn('id_encoded', ids).orderBy('id').select('placeholder', 'dominant_color');
+  for (const [i, row] of rows.entries()) expectPlaceholder({ ...row, width: images[i].width, height: images[i].height });
+  expect(rows[0].dominant_color).toMatch(/^#c[0-9a-f]3[0-9a-f]0[0-9a-f]$/);
+  expect(await store.get({})).toBe(true);
+  // Done once: the next boot's pass finds the flag and looks no further.
+  await table().whereIn('id_encoded', ids).update({ placeholder: null });
+  placeholders.start();
+  expect(await placeholders.settled()).toBe(0);
 });
 
 test('a HEIC bomb (one tile named by 900 cells: 236 MP declared in 30 KB) is refused from its header: 413/315, nothing left', async () => {

@@ -5,7 +5,7 @@
 import { useMemo } from 'react';
 import { useFetchClient } from '@strapi/strapi/admin';
 import { adminUrl, type ClientKind } from '../../shared/contracts/admin-routes';
-import type { DayUsage, KeySummary, OverviewAnswer } from '../../shared/contracts/usage';
+import type { DayUsage, KeyHolding, KeySummary, OverviewAnswer } from '../../shared/contracts/usage';
 import type { ServingAnswer } from '../../shared/contracts/serving';
 
 export function useImageApi() {
@@ -19,6 +19,7 @@ export function useImageApi() {
       deleteImage: async (idEncoded: string) => {
         await del(adminUrl('deleteImage', { idEncoded }));
       },
+      keyHolding: async (documentId: string) => (await get<{ data: KeyHolding }>(adminUrl('keyHolding', { documentId }))).data.data,
       revealKey: async (documentId: string) => (await get<{ data: { key: string } }>(adminUrl('revealKey', { documentId }))).data.data.key,
       regenerateKey: async (documentId: string) =>
         (await post<{ data: { key: string } }>(adminUrl('regenerateKey', { documentId }))).data.data.key,

@@ -13,6 +13,7 @@ export const ADMIN_ROUTES = {
   revealKey: '/api-keys/:documentId/key',
   regenerateKey: '/api-keys/:documentId/regenerate',
   clientConfig: '/api-keys/:documentId/client-config/:kind',
+  keyHolding: '/api-keys/:documentId/holding',
   usageOverview: '/usage/overview',
   usageKeys: '/usage/keys',
   keyUsage: '/usage/keys/:documentId',

@@ -4,6 +4,7 @@
  * UsagePage.tsx shows it). Dates are ISO strings; days are UTC `YYYY-MM-DD`.
  */
 import type { ServingAnswer } from './serving';
+import { formatSize } from '../format-size';
 
 export interface DayUsage {
   day: string;
@@ -11,6 +12,27 @@ export interface DayUsage {
   views: number;
   bytesAdded: number;
 }
+
+/** What a key holds against its quotas (contract §14; server/src/services/keys/quotas.ts). */
+export interface KeyHolding {
+  images: number;
+  bytes: number;
+  /** null: no cap. */
+  quotaImages: number | null;
+  quotaBytes: number | null;
+}
+
+/** "12 / 1000" and "3.2 MB / 5 GB" (the cap after the slash only when there is one). */
+export function holdingParts(holding: KeyHolding): { images: string; bytes: string } {
+  return {
+    images: holding.quotaImages === null ? String(holding.images) : `${holding.images} / ${holding.quotaImages}`,
+    bytes: holding.quotaBytes === null ? formatSize(holding.bytes) : `${formatSize(holding.bytes)} / ${formatSize(holding.quotaBytes)}`,
+  };
+}
+
+/** Whether the key is at one of its caps (its next upload is refused). */
+export const atQuota = (holding: KeyHolding) =>
+  (holding.quotaImages !== null && holding.images >= holding.quotaImages) || (holding.quotaBytes !== null && holding.bytes >= holding.quotaBytes);
 
 export interface KeySummary {
   id: number;
@@ -23,6 +45,7 @@ export interface KeySummary {
   lastUsedAt: string | null;
   uploads: number;
   uploadsInWindow: number;
+  holding: KeyHolding;
 }
 
 export interface ImageCard {
@@ -39,6 +62,9 @@ export interface ImageCard {
   /** The original's direct URL and width (for its transformation URLs). */
   url: string | null;
   width: number | null;
+  /** What the card paints while the thumbnail loads: ThumbHash (base64) and `#rrggbb`; null before they were filled in. */
+  placeholder: string | null;
+  dominantColor: string | null;
   /** Only for admins who may see keys. */
   key: { id: number; name: string } | null;
 }

@@ -3,7 +3,7 @@ import { probeImage, sniffType } from '../../server/src/images/image-probe';
 import { IMAGE_TYPES } from '../../server/src/config';
 import { bmp, gif, html, jpeg, pdf, png, randomBytes, svg, tiff, webp, animated, rotatedJpeg } from '../../../../tests/helpers/fixtures';
 import { refusal } from '../refusal';
-import { heic, heicBomb } from '../../../../tests/helpers/heif';
+import { heic, heicBomb } from '../../../../tools/support/images/heif';
 
 
 describe('sniffType: the bytes decide', () => {

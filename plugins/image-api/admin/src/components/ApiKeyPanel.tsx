@@ -10,6 +10,7 @@ import { API_KEY_UID } from '../../../shared/identity';
 import { useImageApi } from '../api';
 import { useClientConfigDownload, useClientFiles } from '../hooks/useClientConfigDownload';
 import { useMessage } from '../hooks/useMessage';
+import { atQuota, holdingParts, type KeyHolding } from '../../../shared/contracts/usage';
 
 interface PanelProps {
   model: string;
@@ -92,6 +93,30 @@ function KeyReveal({ documentId }: { documentId: string }) {
   );
 }
 
+/** What the key holds against its quotas; shown to admins who may manage keys (else nothing). */
+function KeyHoldingLine({ documentId }: { documentId: string }) {
+  const api = useImageApi();
+  const t = useMessage();
+  const [holding, setHolding] = useState<KeyHolding | null>(null);
+  useEffect(() => {
+    api
+      .keyHolding(documentId)
+      .then(setHolding)
+      .catch(() => setHolding(null));
+  }, [documentId, api]);
+  if (!holding) return null;
+  return (
+    <Box paddingTop={2}>
+      <Typography variant="sigma" textColor="neutral600">
+        {t('key-panel.holding')}
+      </Typography>
+      <Typography tag="p" textColor={atQuota(holding) ? 'danger600' : undefined} data-testid="image-api-key-panel-holding">
+        {t('keys.holding.value', holdingParts(holding))}
+      </Typography>
+    </Box>
+  );
+}
+
 // Called by the Content Manager as a hook, on every entry: the hook comes before the type check.
 export const ApiKeyPanel = ({ model, documentId }: PanelProps) => {
   const t = useMessage();
@@ -99,7 +124,10 @@ export const ApiKeyPanel = ({ model, documentId }: PanelProps) => {
   return {
     title: t('key-panel.title'),
     content: documentId ? (
-      <KeyReveal documentId={documentId} />
+      <Flex direction="column" alignItems="stretch" width="100%">
+        <KeyReveal documentId={documentId} />
+        <KeyHoldingLine documentId={documentId} />
+      </Flex>
     ) : (
       <Typography variant="pi" textColor="neutral600">
         {t('key-panel.unsaved')}

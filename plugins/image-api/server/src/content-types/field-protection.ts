@@ -31,11 +31,11 @@ export function protectFields(strapi: Core.Strapi): void {
 
 /** By content type: the fields whose values the server keeps. */
 export const SERVER_KEPT_FIELDS: Record<string, string[]> = {
-  [API_KEY_UID]: ['upload_count', 'last_used_at', 'key_prefix', 'key_last4', 'key_hash', 'key_encrypted', 'images'],
+  [API_KEY_UID]: ['upload_count', 'last_used_at', 'key_prefix', 'key_last4', 'key_hash', 'key_encrypted', 'images', 'live_images', 'live_bytes'],
   // Editors may change an image's title, description, NSFW flag and expiry; the rest is the upload's.
   [IMAGE_UID]: [
     'id_encoded', 'name', 'md5', 'views', 'original_filename', 'original_exifdata', 'file', 'api_key', 'owner', 'owner_user',
-    'album', 'delete_hash', 'expiry_claim', 'expiry_claimed_at',
+    'album', 'delete_hash', 'expiry_claim', 'expiry_claimed_at', 'placeholder', 'dominant_color', 'source_digest', 'answer',
   ],
 };
 
@@ -59,7 +59,7 @@ function keepServerFields(strapi: Core.Strapi): void {
 /** Fields that never leave the server, by content type. */
 export const SERVER_ONLY_FIELDS: Record<string, string[]> = {
   [API_KEY_UID]: ['key_hash', 'key_encrypted'],
-  [IMAGE_UID]: ['delete_hash', 'expiry_claim', 'expiry_claimed_at'],
+  [IMAGE_UID]: ['delete_hash', 'expiry_claim', 'expiry_claimed_at', 'source_digest', 'answer'],
 };
 
 const SECRET_NAMES = new Set(Object.values(SERVER_ONLY_FIELDS).flat());

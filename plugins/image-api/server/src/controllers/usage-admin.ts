@@ -44,6 +44,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ctx.body = { data: days };
     },
 
+    /** What a key holds against its quotas (the key entry's side panel). */
+    async keyHolding(ctx: Context) {
+      const holding = await report().keyHolding(String(ctx.params.documentId));
+      if (holding === null) return ctx.notFound('No such key entry');
+      ctx.body = { data: holding };
+    },
+
     /** Transformation URLs for the image records' panel (shared/contracts/serving.ts). */
     serving(ctx: Context) {
       ctx.body = { data: getService(strapi, 'public-url').serving() };

@@ -52,6 +52,7 @@ export default {
       adminAction('GET', ADMIN_ROUTES.usageOverview, 'usage-admin.overview', ACTIONS.usageRead),
       adminAction('GET', ADMIN_ROUTES.usageKeys, 'usage-admin.keys', ACTIONS.keysManage),
       adminAction('GET', ADMIN_ROUTES.keyUsage, 'usage-admin.keyUsage', ACTIONS.keysManage),
+      adminAction('GET', ADMIN_ROUTES.keyHolding, 'usage-admin.keyHolding', ACTIONS.keysManage),
       adminAction('DELETE', ADMIN_ROUTES.deleteImage, 'usage-admin.deleteImage', ACTIONS.imagesDelete),
       // Any admin who may open an image record: preset URLs are public (contract §13.2).
       { method: 'GET', path: ADMIN_ROUTES.serving, handler: 'usage-admin.serving', config: { policies: ['admin::isAuthenticatedAdmin'] } },

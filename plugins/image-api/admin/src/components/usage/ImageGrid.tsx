@@ -5,6 +5,7 @@ import { srcsetSnippet, type ServingAnswer } from '../../../../shared/contracts/
 import { useCopy } from '../../hooks/useCopy';
 import { useMessage } from '../../hooks/useMessage';
 import { formatDate, imageLabel } from './labels';
+import { placeholderStyle } from './placeholder-style';
 
 interface Props {
   images: ImageCard[];
@@ -33,7 +34,11 @@ export function ImageGrid({ images, serving, label, onDelete, testId }: Props) {
             <Grid.Item key={image.idEncoded} col={3} s={6} xs={12} direction="column" alignItems="stretch">
               <Box background="neutral0" hasRadius shadow="tableShadow" overflow="hidden" data-testid="image-api-image-card">
                 <a href={image.viewerUrl} target="_blank" rel="noreferrer">
-                  <Box background="neutral100" style={{ height: 140, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
+                  <Box
+                    background="neutral100"
+                    data-testid="image-api-image-placeholder"
+                    style={{ height: 140, display: 'flex', alignItems: 'center', justifyContent: 'center', ...placeholderStyle(image) }}
+                  >
                     {image.thumbUrl ? (
                       <img src={image.thumbUrl} alt={imageLabel(image)} style={{ maxHeight: 140, maxWidth: '100%' }} />
                     ) : null}

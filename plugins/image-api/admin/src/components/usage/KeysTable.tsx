@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'react';
 import { Badge, Box, Button, Flex, Table, Tbody, Td, Th, Thead, Tr, Typography } from '@strapi/design-system';
 import { Link } from 'react-router-dom';
-import type { DayUsage, KeySummary } from '../../../../shared/contracts/usage';
+import { atQuota, holdingParts, type DayUsage, type KeySummary } from '../../../../shared/contracts/usage';
 import { API_KEY_UID } from '../../../../shared/identity';
 import { useImageApi } from '../../api';
 import { useClientConfigDownload, useClientFiles } from '../../hooks/useClientConfigDownload';
@@ -52,7 +52,7 @@ export function KeysTable({ keys, days, canReveal }: { keys: KeySummary[]; days:
         {t('keys.title')}
       </Typography>
       <Box paddingTop={3}>
-        <Table colCount={6} rowCount={keys.length + 1} data-testid="image-api-keys-table">
+        <Table colCount={7} rowCount={keys.length + 1} data-testid="image-api-keys-table">
           <Thead>
             <Tr>
               <Th><Typography variant="sigma">{t('keys.name')}</Typography></Th>
@@ -60,6 +60,7 @@ export function KeysTable({ keys, days, canReveal }: { keys: KeySummary[]; days:
               <Th><Typography variant="sigma">{t('keys.key')}</Typography></Th>
               <Th><Typography variant="sigma">{t('keys.last-used')}</Typography></Th>
               <Th><Typography variant="sigma">{t('keys.uploads', { days })}</Typography></Th>
+              <Th><Typography variant="sigma">{t('keys.holding')}</Typography></Th>
               <Th><Typography variant="sigma">{t('keys.usage')}</Typography></Th>
             </Tr>
           </Thead>
@@ -72,6 +73,11 @@ export function KeysTable({ keys, days, canReveal }: { keys: KeySummary[]; days:
                 <Td><Typography>{formatDate(key.lastUsedAt)}</Typography></Td>
                 <Td><Typography>{key.uploadsInWindow} / {key.uploads}</Typography></Td>
                 <Td>
+                  <Typography textColor={atQuota(key.holding) ? 'danger600' : undefined} data-testid="image-api-key-holding">
+                    {t('keys.holding.value', holdingParts(key.holding))}
+                  </Typography>
+                </Td>
+                <Td>
                   <Button variant="tertiary" size="S" onClick={() => setOpen(open === key.documentId ? null : key.documentId)}>
                     {open === key.documentId ? t('keys.hide') : t('keys.show')}
                   </Button>
@@ -79,7 +85,7 @@ export function KeysTable({ keys, days, canReveal }: { keys: KeySummary[]; days:
               </Tr>,
               open === key.documentId ? (
                 <Tr key={`${key.documentId}-detail`}>
-                  <Td colSpan={6}>
+                  <Td colSpan={7}>
                     <KeyDetail summary={key} days={days} canReveal={canReveal} />
                   </Td>
                 </Tr>

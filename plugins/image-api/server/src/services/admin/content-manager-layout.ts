@@ -12,7 +12,7 @@ import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID, PLUGIN_ID } from '../../constants';
 
 /** Bump when the tables below change: apps that have the previous version get the new one at boot. */
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 
 interface FieldView {
   label: string;
@@ -76,9 +76,21 @@ export const VIEWS: Record<string, TypeView> = {
       key_last4: { label: 'Key ends with', column: 'Key ends', readOnly: true, description: 'Set by the server.' },
       last_used_at: { label: 'Last used', readOnly: true, description: 'Set by the server at each accepted upload.' },
       upload_count: { label: 'Uploads', readOnly: true, description: 'Accepted uploads; set by the server.' },
+      duplicates: {
+        label: 'Duplicates',
+        description: 'An upload of bytes the key stored before (still live): store it again, reuse the earlier image, or refuse it (409).',
+      },
+      quota_images: { label: 'Quota (images)', description: 'Most live images the key may hold; past it uploads get 403 (code 105). Empty: no cap.' },
+      quota_bytes: {
+        label: 'Quota (bytes)',
+        description: 'Most bytes its live images may take, every stored file counted (5 GB: 5000000000). Empty: no cap.',
+        placeholder: '5000000000',
+      },
+      live_images: { label: 'Live images', column: 'Images', readOnly: true, description: 'What the key holds now; set by the server.' },
+      live_bytes: { label: 'Live bytes', readOnly: true, description: 'Bytes of every stored file of its live images; set by the server.' },
       images: { label: 'Images', readOnly: true, description: 'Uploaded with this key.', mainField: 'id_encoded' },
     },
-    list: ['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count'],
+    list: ['name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count', 'live_images'],
     edit: [
       [['name', 6], ['active', 4]],
       [['description', 6], ['contact', 6]],
@@ -86,6 +98,9 @@ export const VIEWS: Record<string, TypeView> = {
       [['default_expiration', 6], ['folder', 6]],
       [['owner', 6], ['owner_user', 6]],
       [['key_prefix', 6], ['key_last4', 6]],
+      [['duplicates', 6]],
+      [['quota_images', 6], ['quota_bytes', 6]],
+      [['live_images', 6], ['live_bytes', 6]],
       [['last_used_at', 6], ['upload_count', 4]],
       [['images', 6]],
     ],
@@ -109,6 +124,8 @@ export const VIEWS: Record<string, TypeView> = {
       owner_user: { ...OWNER_USER, readOnly: true },
       album: { label: 'Album', readOnly: true, description: 'The Media Library folder it was uploaded to.', mainField: 'name' },
       createdAt: { label: 'Uploaded' },
+      placeholder: { label: 'Placeholder', readOnly: true, description: 'ThumbHash of the image (base64): what a page paints before it arrives.' },
+      dominant_color: { label: 'Dominant colour', readOnly: true, description: '#rrggbb; set by the server.' },
     },
     list: ['file', 'title', 'id_encoded', 'api_key', 'views', 'expires_at', 'createdAt'],
     edit: [
@@ -119,6 +136,7 @@ export const VIEWS: Record<string, TypeView> = {
       [['md5', 6], ['original_filename', 6]],
       [['api_key', 6], ['owner', 6]],
       [['album', 6], ['owner_user', 6]],
+      [['placeholder', 6], ['dominant_color', 4]],
     ],
   },
 };

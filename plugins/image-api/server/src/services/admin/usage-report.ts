@@ -9,7 +9,17 @@ import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID } from '../../constants';
 import { getService } from '../../get-service';
 import { dayOf } from '../storage/usage-tally';
-import type { DayUsage, ImageCard, KeySummary, Overview } from '../../../../shared/contracts/usage';
+import type { DayUsage, ImageCard, KeyHolding, KeySummary, Overview } from '../../../../shared/contracts/usage';
+
+/** A key entry's fields that say what it holds against its quotas. */
+const HOLDING_FIELDS = ['live_images', 'live_bytes', 'quota_images', 'quota_bytes'];
+
+const holdingOf = (key: Record<string, unknown>): KeyHolding => ({
+  images: Number(key.live_images ?? 0),
+  bytes: Number(key.live_bytes ?? 0),
+  quotaImages: key.quota_images == null ? null : Number(key.quota_images),
+  quotaBytes: key.quota_bytes == null ? null : Number(key.quota_bytes),
+});
 
 const DAY_MS = 86_400_000;
 
@@ -41,7 +51,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       where: { $or: [{ expires_at: null }, { expires_at: { $gt: now } }] },
       orderBy,
       limit,
-      select: ['id', 'documentId', 'id_encoded', 'title', 'original_filename', 'views', 'createdAt', 'expires_at'],
+      select: ['id', 'documentId', 'id_encoded', 'title', 'original_filename', 'views', 'createdAt', 'expires_at', 'placeholder', 'dominant_color'],
       populate: { file: { select: ['url', 'formats', 'width'] }, ...(withKeys ? { api_key: { select: ['id', 'name'] } } : {}) },
     });
     const publicUrl = getService(strapi, 'public-url');
@@ -57,6 +67,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       viewerUrl: publicUrl.viewer(record.id_encoded),
       url: record.file?.url ? publicUrl.fileUrl(record.file.url) : null,
       width: record.file?.width ?? null,
+      placeholder: record.placeholder ?? null,
+      dominantColor: record.dominant_color ?? null,
       key: withKeys && record.api_key ? { id: record.api_key.id, name: record.api_key.name } : null,
     }));
   }
@@ -93,7 +105,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         )
       );
       const keys = await strapi.db.query(API_KEY_UID).findMany({
-        select: ['id', 'documentId', 'name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count'],
+        select: [
+          'id', 'documentId', 'name', 'active', 'key_prefix', 'key_last4', 'expires_at', 'last_used_at', 'upload_count',
+          ...HOLDING_FIELDS,
+        ],
         orderBy: { name: 'asc' },
       });
       const iso = (value: unknown) => (value ? new Date(value as string).toISOString() : null);
@@ -108,7 +123,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         lastUsedAt: iso(key.last_used_at),
         uploads: Number(key.upload_count ?? 0),
         uploadsInWindow: inWindow.get(key.id) ?? 0,
+        holding: holdingOf(key),
       }));
+    },
+
+    /** What one key holds against its quotas, by its document id; null for an unknown key. */
+    async keyHolding(documentId: string): Promise<KeyHolding | null> {
+      const key = await strapi.db.query(API_KEY_UID).findOne({ where: { documentId }, select: HOLDING_FIELDS });
+      return key ? holdingOf(key) : null;
     },
 
     /** One key's uploads and views per day, by its document id; null for an unknown key. */
