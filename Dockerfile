@@ -18,7 +18,8 @@ RUN npm run build:plugin && NODE_ENV=production PUBLIC_URL=http://localhost npx 
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=1337
+# Two malloc arenas: glibc's default keeps freed image buffers per thread (docs/deployment.md).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=1337 MALLOC_ARENA_MAX=2
 COPY --from=build /app /app
 # No .env in the image: every secret comes from the environment (see docker-compose.yml).
 RUN rm -f .env && chown -R node:node /app

@@ -136,7 +136,7 @@ test("a key's edit view: human labels, server fields read-only, no preview box",
   const created = await api
     .post('/content-manager/collection-types/plugin::image-api.api-key')
     .set(auth)
-    .send({ name: 'Screenshot tool', description: 'ShareX on the design team', rate_limit: '100/minute' });
+    .send({ name: 'Screenshot tool', description: 'ShareX on the design team', rate_limit: '100/minute', quota_images: 10 });
   expect(created.status).toBe(201);
   await page.goto(`${app.url}/admin/content-manager/collection-types/plugin::image-api.api-key/${created.body.data.documentId}`);
   await page.getByTestId('image-api-key').waitFor();
@@ -148,6 +148,8 @@ test("a key's edit view: human labels, server fields read-only, no preview box",
   await expect(page.locator('input[name="upload_count"]').isDisabled()).resolves.toBe(true);
   await expect(page.locator('input[name="key_prefix"]').isDisabled()).resolves.toBe(true);
   await expect(page.locator('input[name="rate_limit"]').isDisabled()).resolves.toBe(false);
+  // What it holds against its quota, in the side panel.
+  await expect(page.getByTestId('image-api-key-panel-holding').textContent()).resolves.toBe('0 / 10 images · 0 B');
   // The entry's actions render last: without this wait the shot once caught an empty Save panel.
   await page.getByRole('button', { name: 'Save' }).waitFor();
   await shot('key-edit');
@@ -195,6 +197,10 @@ test('the Image API page as an admin: totals, chart, most viewed, recent uploads
   const keys = page.getByTestId('image-api-keys-table');
   await expect(keys.textContent()).resolves.toMatch(/Browser test key.*revoked/);
   await expect(keys.textContent()).resolves.toMatch(/Screenshot tool.*active/);
+  await expect(keys.locator('tr', { hasText: 'Screenshot tool' }).getByTestId('image-api-key-holding').textContent()).resolves.toMatch(/^4 \/ 10 images · \d+(\.\d)? KB$/);
+  // Each card paints the image's placeholder (its ThumbHash, drawn in the browser) while the thumbnail loads.
+  const backdrop = await recent.first().getByTestId('image-api-image-placeholder').evaluate((box) => getComputedStyle(box).backgroundImage);
+  expect(backdrop).toMatch(/^url\("data:image\/png;base64,/);
   await keys.locator('tr', { hasText: 'Screenshot tool' }).getByRole('button', { name: 'Show' }).click();
   await page.getByTestId('image-api-key-detail').getByRole('button', { name: 'ShareX (.sxcu)' }).waitFor();
   await fullShot(page, 'usage-page');

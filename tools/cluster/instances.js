@@ -11,6 +11,7 @@ const { freePort, waitForHttp } = require('../support/servers/ports');
 const { startProcess } = require('../support/servers/processes');
 
 const { APP_DIR } = require('../support/app/paths');
+const { ALLOCATOR_ENV } = require('../support/app/allocator-env');
 const STRAPI = path.join(APP_DIR, 'node_modules', '@strapi', 'strapi', 'bin', 'strapi.js');
 
 /** The environment every instance shares (the same for one instance or ten). */
@@ -44,6 +45,7 @@ async function startInstance(dir, index, shared, extraEnv) {
   fs.mkdirSync(home, { recursive: true });
   const env = {
     ...process.env,
+    ...ALLOCATOR_ENV,
     ...shared,
     HOST: '127.0.0.1',
     PORT: String(port),

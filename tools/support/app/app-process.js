@@ -9,6 +9,7 @@ const { spawn } = require('child_process');
 const path = require('path');
 const { APP_DIR } = require('./paths');
 const { freePort } = require('../servers/ports');
+const { ALLOCATOR_ENV } = require('./allocator-env');
 
 const APP_MAIN = path.join(__dirname, 'app-main.js');
 
@@ -43,7 +44,7 @@ async function startAppProcess({
     new Promise((resolve, reject) => {
       const started = spawn(process.execPath, [...nodeFlags, entry], {
         cwd: APP_DIR,
-        env: { ...process.env, PUBLIC_URL: url, ...env, ...extraEnv, HOST: '127.0.0.1', PORT: String(port) },
+        env: { ...process.env, ...ALLOCATOR_ENV, PUBLIC_URL: url, ...env, ...extraEnv, HOST: '127.0.0.1', PORT: String(port) },
         stdio: ['ignore', 'pipe', inheritStderr ? 'inherit' : 'pipe', ...(ipc ? ['ipc'] : [])],
       });
       child = started;

@@ -6,7 +6,7 @@
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
-import { stopHeicWorkers } from './images/decoders/heic-pixels';
+import { stopHeicWorkers } from './images/decoders/heic-renditions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const server = strapi.server?.httpServer;

@@ -10,7 +10,8 @@ import type { ProbedImage } from './image-probe';
 import { isClean, stripLossless } from './image-metadata';
 import { settleAll } from './settle-all';
 import { bmpAsPng } from './decoders/bmp-renditions';
-import { heicPixels } from './decoders/heic-pixels';
+import { heicRenditions } from './decoders/heic-renditions';
+import type { DecodedPixels } from './decoders/heic-worker';
 import { HEIF_OPEN } from './decoders/image-decoders';
 import { withExifBlock } from './exif-block';
 import { placeholderOf, type Placeholder } from './placeholder';
@@ -84,6 +85,7 @@ async function render(pipeline: Sharp, format: OutputFormat, quality: number): P
  * variants follow from it (the medium is never wider than the original).
  */
 export function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
+  // Decoded and rendered in a worker thread, one HEIC at a time per process (decoders/heic-renditions.ts).
   if (probed.type === 'heic') return heicRenditions(bytes, options, width);
   if (probed.type !== 'bmp') return renditionsOf(bytes, bytes, probed, options, width);
   // sharp has no BMP loader: a BMP is turned into a PNG first, off the event loop (bmp-renditions.ts).
@@ -128,17 +130,17 @@ const narrowed = (options: VariantOptions, width: number | null) =>
   width === null ? options : { ...options, mediumWidth: Math.min(options.mediumWidth, width) };
 
 /**
- * A HEIC's renditions: its pixels decoded in a worker (decoders/heic-pixels.ts), upright, then the
- * stored original encoded as a JPEG (on white where it has transparency) and the variants from the
- * same pixels. Its EXIF goes into the JPEG only with `keepExif`, as a JPEG's would stay.
+ * The renditions of decoded pixels (a HEIC's, upright: decoders/heic-worker.ts runs this beside its
+ * decoder): the stored original encoded as a JPEG (on white where it has transparency) and the
+ * variants from the same pixels. The file's EXIF goes into the JPEG only with `keepExif`, as a JPEG's
+ * would stay.
  */
-async function heicRenditions(bytes: Buffer, options: VariantOptions, width: number | null): Promise<Renditions> {
+export async function pixelRenditions(decoded: DecodedPixels, bytes: Buffer, options: VariantOptions, width: number | null): Promise<Renditions> {
   try {
-    const decoded = await heicPixels(bytes, options.maxPixels);
-    const raw = { width: decoded.width, height: decoded.height, channels: 4 as const };
+    const raw = { width: decoded.width, height: decoded.height, channels: decoded.channels };
     const open = () => {
       const pixels = sharp(decoded.pixels, { raw });
-      return decoded.hasAlpha ? pixels.flatten({ background: '#ffffff' }) : pixels.removeAlpha();
+      return decoded.channels === 4 ? pixels.flatten({ background: '#ffffff' }) : pixels;
     };
     const resizeTo = width !== null && width < decoded.width ? width : null;
     const exif = options.keepExif ? (await sharp(bytes, HEIF_OPEN).metadata()).exif : undefined;

@@ -1,0 +1,105 @@
+/**
+ * HEIC (HEVC-coded HEIF, what phones send) off the event loop: a worker thread (heic-worker.ts)
+ * decodes it with libheif's WebAssembly build and makes its renditions from the pixels, so the
+ * thread that serves requests only ever holds the file and the encoded results. It runs inside an
+ * image-work slot (image-work.ts), one HEIC at a time per process: a decode holds the file, its
+ * WebAssembly heap (65 MB for a 12 MP photo) and its pixels (36 MB) while the renditions are made,
+ * and two at once took 16 concurrent 12 MP uploads to a peak of 1 GB of RSS
+ * (tests/faults/attacks.test.ts measures it).
+ *
+ * The worker is kept between images (a new thread per image costs the WebAssembly module's start and a
+ * malloc arena of its own; see bmp-renditions.ts), except after a large image: a WebAssembly heap
+ * grows to its largest image and never shrinks, so a worker that decoded more than LARGE_PIXELS is
+ * stopped and its memory goes with it; so is one that failed or timed out.
+ */
+import path from 'path';
+import { Worker } from 'worker_threads';
+import pLimit from 'p-limit';
+import { ApiError, errors } from '../../http/api-error';
+import type { Renditions, VariantOptions } from '../image-variants';
+import type { HeicAnswer, HeicJob } from './heic-worker';
+
+/** Longest a HEIC may take (a 12 MP photo of noise takes about 2 s here). */
+const HEIC_TIMEOUT_MS = 60_000;
+
+/** A worker that decoded more pixels than this is stopped afterwards (its heap would stay that large). */
+const LARGE_PIXELS = 16_000_000;
+
+/** The compiled worker beside this module. */
+const WORKER = path.join(__dirname, 'heic-worker.js');
+
+const oneAtATime = pLimit(1);
+let idle: Worker | null = null;
+
+function takeWorker(): Worker {
+  const worker = idle ?? new Worker(WORKER);
+  idle = null;
+  // An idle worker never keeps the process alive.
+  worker.unref();
+  return worker;
+}
+
+function giveBack(worker: Worker, keep: boolean): void {
+  if (keep) idle = worker;
+  else void worker.terminate();
+}
+
+/** Encoded files arrive as Uint8Arrays (structured clone): Buffers again, over the same memory. */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/**
+ * The renditions of the HEIC in `bytes` (image-variants.ts, pixelRenditions). Refusals are the error
+ * table's: 311 when it cannot be read, 315 when it is over `maxPixels` (checked again from its container
+ * before decoding).
+ */
+export function heicRenditions(bytes: Buffer, options: VariantOptions, width: number | null): Promise<Renditions> {
+  return oneAtATime(() => inWorker({ bytes, options, width }));
+}
+
+function inWorker(job: HeicJob): Promise<Renditions> {
+  const worker = takeWorker();
+  return new Promise<Renditions>((resolve, reject) => {
+    const done = (keep: boolean) => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      giveBack(worker, keep);
+    };
+    const onMessage = (answer: HeicAnswer) => {
+      if ('refusal' in answer) {
+        done(true);
+        reject(new ApiError(answer.refusal.status, answer.refusal.code, answer.refusal.message));
+        return;
+      }
+      const { original, thumb, medium, placeholder } = answer.renditions;
+      done(original.width * original.height <= LARGE_PIXELS);
+      const encoded = <T extends { buffer: Uint8Array }>(image: T) => ({ ...image, buffer: asBuffer(image.buffer) });
+      resolve({ original: encoded(original), thumb: encoded(thumb), medium: encoded(medium), placeholder });
+    };
+    const onError = () => {
+      done(false);
+      reject(errors.invalidImage());
+    };
+    // Gone without a word (out of memory, say): the image could not be read.
+    const onExit = () => {
+      done(false);
+      reject(errors.invalidImage());
+    };
+    const timer = setTimeout(() => {
+      done(false);
+      reject(errors.invalidImage('decoding took too long'));
+    }, HEIC_TIMEOUT_MS);
+    worker.on('message', onMessage);
+    worker.once('error', onError);
+    worker.once('exit', onExit);
+    worker.postMessage(job);
+  });
+}
+
+/** Stops the idle worker (the plugin's destroy). */
+export async function stopHeicWorkers(): Promise<void> {
+  const worker = idle;
+  idle = null;
+  await worker?.terminate();
+}

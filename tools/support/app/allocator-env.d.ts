@@ -1,0 +1,2 @@
+/** Types of allocator-env.js: the environment every production process of this app gets. */
+export declare const ALLOCATOR_ENV: { MALLOC_ARENA_MAX: string };
