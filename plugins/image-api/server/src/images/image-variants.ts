@@ -11,12 +11,13 @@ import { isClean, stripLossless } from './image-metadata';
 import { settleAll } from './settle-all';
 import { bmpAsPng } from './decoders/bmp-renditions';
 import { heicRenditions } from './decoders/heic-renditions';
-import type { DecodedPixels } from './decoders/heic-worker';
+import type { DecodedPixels } from './decoders/heic-job';
 import { HEIF_OPEN } from './decoders/image-decoders';
 import { withExifBlock } from './exif-block';
 import { placeholderOf, type Placeholder } from './placeholder';
+import type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
 
-export type OutputFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif';
+export type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
 
 /**
  * AVIF encoding of stored AVIF images (their variants, and originals re-encoded): effort 2 of 9, as
@@ -29,31 +30,6 @@ export const AVIF_UPLOAD = { effort: 2, quality: 55, originalQuality: 75 } as co
 const originalQuality = (format: OutputFormat, options: VariantOptions) =>
   format === 'avif' ? AVIF_UPLOAD.originalQuality : Math.max(options.jpegQuality, 92);
 const variantQuality = (format: OutputFormat, options: VariantOptions) => (format === 'avif' ? AVIF_UPLOAD.quality : options.jpegQuality);
-
-export interface EncodedImage {
-  buffer: Buffer;
-  format: OutputFormat;
-  width: number;
-  height: number;
-  channels: number;
-  bits: number;
-}
-
-export interface Renditions {
-  original: EncodedImage;
-  thumb: EncodedImage;
-  medium: EncodedImage;
-  placeholder: Placeholder;
-}
-
-export interface VariantOptions {
-  thumbSize: number;
-  mediumWidth: number;
-  jpegQuality: number;
-  maxPixels: number;
-  /** Keep EXIF/XMP/IPTC in stored originals (default: removed). */
-  keepExif: boolean;
-}
 
 type SharpInput = { input: Buffer; options: SharpOptions };
 

@@ -16,8 +16,8 @@ import path from 'path';
 import { Worker } from 'worker_threads';
 import pLimit from 'p-limit';
 import { ApiError, errors } from '../../http/api-error';
-import type { Renditions, VariantOptions } from '../image-variants';
-import type { HeicAnswer, HeicJob } from './heic-worker';
+import type { Renditions, VariantOptions } from '../renditions';
+import type { HeicAnswer, HeicJob } from './heic-job';
 
 /** Longest a HEIC may take (a 12 MP photo of noise takes about 2 s here). */
 const HEIC_TIMEOUT_MS = 60_000;

@@ -15,26 +15,9 @@ import v8 from 'v8';
 import vm from 'vm';
 import { parentPort } from 'worker_threads';
 import { errors, isApiError } from '../../http/api-error';
-import { pixelRenditions, type Renditions, type VariantOptions } from '../image-variants';
+import { pixelRenditions } from '../image-variants';
+import type { DecodedPixels, HeicAnswer, HeicJob } from './heic-job';
 
-/** What the worker is sent: the file, the upload's options (the pixel cap checked again before decoding) and `width`. */
-export interface HeicJob {
-  bytes: Uint8Array;
-  options: VariantOptions;
-  width: number | null;
-}
-
-/** What the worker answers: the renditions, or the refusal (an error-table row). */
-export type HeicAnswer = { renditions: Renditions } | { refusal: { status: number; code: number; message: string } };
-
-/** A HEIC's primary image, decoded: upright, 8 bits a sample. */
-export interface DecodedPixels {
-  /** Interleaved RGB, or RGBA (`channels` 4) when the image has alpha; rows top to bottom. */
-  pixels: Buffer;
-  width: number;
-  height: number;
-  channels: 3 | 4;
-}
 
 /** libheif-js's image handle wrapper (its `handle` is libheif's `heif_image_handle`). */
 interface HeifImage {

@@ -1,0 +1,21 @@
+/** The messages between heic-renditions.ts and its worker (heic-worker.ts), and what the worker decodes. */
+import type { Renditions, VariantOptions } from '../renditions';
+
+/** What the worker is sent: the file, the upload's options (the pixel cap checked again before decoding) and `width`. */
+export interface HeicJob {
+  bytes: Uint8Array;
+  options: VariantOptions;
+  width: number | null;
+}
+
+/** What the worker answers: the renditions, or the refusal (an error-table row). */
+export type HeicAnswer = { renditions: Renditions } | { refusal: { status: number; code: number; message: string } };
+
+/** A HEIC's primary image, decoded: upright, 8 bits a sample. */
+export interface DecodedPixels {
+  /** Interleaved RGB, or RGBA (`channels` 4) when the image has alpha; rows top to bottom. */
+  pixels: Buffer;
+  width: number;
+  height: number;
+  channels: 3 | 4;
+}
