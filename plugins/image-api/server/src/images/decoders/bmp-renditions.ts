@@ -13,8 +13,9 @@
  */
 import path from 'path';
 import { Worker } from 'worker_threads';
-import { ApiError, errors } from '../../http/api-error';
+import { ApiError } from '../../http/api-error';
 import type { BmpAnswer } from './bmp-worker';
+import { answerOf } from './worker-answer';
 
 /** Longest a BMP may take to turn into a PNG (a 77 MP one takes about 14 s here, the variants included). */
 const BMP_TIMEOUT_MS = 60_000;
@@ -40,43 +41,17 @@ function replaceWorker(stopped: Worker): void {
 }
 
 /** The BMP in `bytes` as a PNG, made in the worker thread; refusals are the error table's (311). Call one at a time. */
-export function bmpAsPng(bytes: Buffer): Promise<Buffer> {
+export async function bmpAsPng(bytes: Buffer): Promise<Buffer> {
   const current = theWorker();
-  return new Promise<Buffer>((resolve, reject) => {
-    const done = () => {
-      clearTimeout(timer);
-      current.off('message', onMessage);
-      current.off('error', onError);
-      current.off('exit', onExit);
-    };
-    const onMessage = (answer: BmpAnswer) => {
-      done();
-      if ('png' in answer) resolve(Buffer.from(answer.png.buffer, answer.png.byteOffset, answer.png.byteLength));
-      else if ('refusal' in answer) reject(new ApiError(answer.refusal.status, answer.refusal.code, answer.refusal.message));
-      else {
-        replaceWorker(current);
-        reject(new Error(`BMP worker: ${answer.failure}`));
-      }
-    };
-    const onError = (error: Error) => {
-      done();
-      replaceWorker(current);
-      reject(error);
-    };
-    // Gone without a word (out of memory, say): the image could not be read.
-    const onExit = () => {
-      done();
-      replaceWorker(current);
-      reject(errors.invalidImage());
-    };
-    const timer = setTimeout(() => {
-      done();
-      replaceWorker(current);
-      reject(errors.invalidImage('decoding took too long'));
-    }, BMP_TIMEOUT_MS);
-    current.on('message', onMessage);
-    current.once('error', onError);
-    current.once('exit', onExit);
-    current.postMessage(bytes);
-  });
+  let answer: BmpAnswer;
+  try {
+    answer = await answerOf<BmpAnswer>(current, bytes, BMP_TIMEOUT_MS);
+  } catch (error) {
+    replaceWorker(current);
+    throw error;
+  }
+  if ('png' in answer) return Buffer.from(answer.png.buffer, answer.png.byteOffset, answer.png.byteLength);
+  if ('refusal' in answer) throw new ApiError(answer.refusal.status, answer.refusal.code, answer.refusal.message);
+  replaceWorker(current);
+  throw new Error(`BMP worker: ${answer.failure}`);
 }

@@ -15,9 +15,10 @@
 import path from 'path';
 import { Worker } from 'worker_threads';
 import pLimit from 'p-limit';
-import { ApiError, errors } from '../../http/api-error';
+import { ApiError } from '../../http/api-error';
 import type { Renditions, VariantOptions } from '../renditions';
 import type { HeicAnswer, HeicJob } from './heic-job';
+import { answerOf } from './worker-answer';
 
 /** Longest a HEIC may take (a 12 MP photo of noise takes about 2 s here). */
 const HEIC_TIMEOUT_MS = 60_000;
@@ -56,45 +57,23 @@ export function heicRenditions(bytes: Buffer, options: VariantOptions, width: nu
   return oneAtATime(() => inWorker({ bytes, options, width }));
 }
 
-function inWorker(job: HeicJob): Promise<Renditions> {
+async function inWorker(job: HeicJob): Promise<Renditions> {
   const worker = takeWorker();
-  return new Promise<Renditions>((resolve, reject) => {
-    const done = (keep: boolean) => {
-      clearTimeout(timer);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-      giveBack(worker, keep);
-    };
-    const onMessage = (answer: HeicAnswer) => {
-      if ('refusal' in answer) {
-        done(true);
-        reject(new ApiError(answer.refusal.status, answer.refusal.code, answer.refusal.message));
-        return;
-      }
-      const { original, thumb, medium, placeholder } = answer.renditions;
-      done(original.width * original.height <= LARGE_PIXELS);
-      const encoded = <T extends { buffer: Uint8Array }>(image: T) => ({ ...image, buffer: asBuffer(image.buffer) });
-      resolve({ original: encoded(original), thumb: encoded(thumb), medium: encoded(medium), placeholder });
-    };
-    const onError = () => {
-      done(false);
-      reject(errors.invalidImage());
-    };
-    // Gone without a word (out of memory, say): the image could not be read.
-    const onExit = () => {
-      done(false);
-      reject(errors.invalidImage());
-    };
-    const timer = setTimeout(() => {
-      done(false);
-      reject(errors.invalidImage('decoding took too long'));
-    }, HEIC_TIMEOUT_MS);
-    worker.on('message', onMessage);
-    worker.once('error', onError);
-    worker.once('exit', onExit);
-    worker.postMessage(job);
-  });
+  let answer: HeicAnswer;
+  try {
+    answer = await answerOf<HeicAnswer>(worker, job, HEIC_TIMEOUT_MS);
+  } catch (error) {
+    giveBack(worker, false);
+    throw error;
+  }
+  if ('refusal' in answer) {
+    giveBack(worker, true);
+    throw new ApiError(answer.refusal.status, answer.refusal.code, answer.refusal.message);
+  }
+  const { original, thumb, medium, placeholder } = answer.renditions;
+  giveBack(worker, original.width * original.height <= LARGE_PIXELS);
+  const encoded = <T extends { buffer: Uint8Array }>(image: T) => ({ ...image, buffer: asBuffer(image.buffer) });
+  return { original: encoded(original), thumb: encoded(thumb), medium: encoded(medium), placeholder };
 }
 
 /** Stops the idle worker (the plugin's destroy). */
