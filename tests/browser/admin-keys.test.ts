@@ -197,7 +197,7 @@ test('the Image API page as an admin: totals, chart, most viewed, recent uploads
   const keys = page.getByTestId('image-api-keys-table');
   await expect(keys.textContent()).resolves.toMatch(/Browser test key.*revoked/);
   await expect(keys.textContent()).resolves.toMatch(/Screenshot tool.*active/);
-  await expect(keys.locator('tr', { hasText: 'Screenshot tool' }).getByTestId('image-api-key-holding').textContent()).resolves.toMatch(/^4 \/ 10 images · \d+(\.\d)? KB$/);
+  await expect(keys.locator('tr', { hasText: 'Screenshot tool' }).getByTestId('image-api-key-holding').textContent()).resolves.toMatch(/^4 \/ 10 images · \d+(\.\d)? (KB|MB)$/);
   // Each card paints the image's placeholder (its ThumbHash, drawn in the browser) while the thumbnail loads.
   const backdrop = await recent.first().getByTestId('image-api-image-placeholder').evaluate((box) => getComputedStyle(box).backgroundImage);
   expect(backdrop).toMatch(/^url\("data:image\/png;base64,/);
