@@ -111,7 +111,7 @@ function KeyHoldingLine({ documentId }: { documentId: string }) {
         {t('key-panel.holding')}
       </Typography>
       <Typography tag="p" textColor={atQuota(holding) ? 'danger600' : undefined} data-testid="image-api-key-panel-holding">
-        {t('keys.holding.value', holdingParts(holding))}
+        {t('keys.holding.value', { ...holdingParts(holding), count: holding.images })}
       </Typography>
     </Box>
   );

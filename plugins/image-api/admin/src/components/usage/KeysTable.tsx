@@ -74,7 +74,7 @@ export function KeysTable({ keys, days, canReveal }: { keys: KeySummary[]; days:
                 <Td><Typography>{key.uploadsInWindow} / {key.uploads}</Typography></Td>
                 <Td>
                   <Typography textColor={atQuota(key.holding) ? 'danger600' : undefined} data-testid="image-api-key-holding">
-                    {t('keys.holding.value', holdingParts(key.holding))}
+                    {t('keys.holding.value', { ...holdingParts(key.holding), count: key.holding.images })}
                   </Typography>
                 </Td>
                 <Td>
