@@ -106,7 +106,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         // uploads count), and so is the Idempotency-Key remembered (a twin request racing it fails here).
         inTransaction: async (trx, image, file) => {
           await quotas.charge(trx, apiKey, file);
-          await getService(strapi, 'api-keys').recordUse(apiKey.id, trx);
           if (sourceDigest) await duplicates.freeExpired(trx, sourceDigest, image.createdAt);
           if (remembered) await idempotency.remember(trx, remembered, image);
         },

@@ -7,7 +7,6 @@
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
-import type { Knex } from 'knex';
 import { errors } from '../../http/api-error';
 import { randomId } from '../../images/naming';
 import { getConfig } from '../../get-service';
@@ -165,23 +164,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Forgets cached lookups (a key entry changed on this instance). */
     forgetCached() {
       cache.clear();
-    },
-
-    /**
-     * Counts one upload, in one UPDATE (exact under concurrency), inside the upload's transaction so
-     * a key is charged only for uploads that were stored.
-     */
-    async recordUse(id: number, trx: Knex.Transaction) {
-      const meta = strapi.db.metadata.get(API_KEY_UID);
-      const column = (name: string) => (meta.attributes[name] as { columnName?: string }).columnName ?? name;
-      const knex = strapi.db.connection;
-      await knex(meta.tableName)
-        .transacting(trx)
-        .where('id', id)
-        .update({
-          [column('upload_count')]: knex.raw('COALESCE(??, 0) + 1', [column('upload_count')]),
-          [column('last_used_at')]: new Date(),
-        });
     },
 
     /** Issues a key; the clear key is returned and otherwise only kept encrypted. */

@@ -56,7 +56,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (key.quotaBytes !== null && use.bytes >= key.quotaBytes) throw bytesQuota(key.quotaBytes);
     },
 
-    /** Adds one image of `file`'s bytes to the key, in the upload's transaction; refuses past a cap (403/105). */
+    /**
+     * Counts an upload against the key, in the upload's transaction, in the one UPDATE of the key's
+     * row: one image of `file`'s bytes more, its upload count and last use; refused past a cap
+     * (403/105). Only stored uploads count, and concurrent ones exactly.
+     */
     async charge(trx: Knex.Transaction, key: AuthenticatedKey, file: SizedFile): Promise<void> {
       const bytes = storedBytes(file);
       const updated = await knex()(meta().tableName)
@@ -68,7 +72,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .andWhere((within) =>
           within.whereNull(column('quota_bytes')).orWhere(plus('live_bytes', bytes), '<=', knex().ref(column('quota_bytes')))
         )
-        .update({ [column('live_images')]: plus('live_images', 1), [column('live_bytes')]: plus('live_bytes', bytes) });
+        .update({
+          [column('live_images')]: plus('live_images', 1),
+          [column('live_bytes')]: plus('live_bytes', bytes),
+          [column('upload_count')]: plus('upload_count', 1),
+          [column('last_used_at')]: new Date(),
+        });
       if (Number(updated) > 0) return;
       // Refused: say which cap (the caps as the row has them now, not as the cached key had them).
       const row = await knex()(meta().tableName).transacting(trx).where('id', key.id).first(column('quota_images'), column('quota_bytes'), column('live_images'));
