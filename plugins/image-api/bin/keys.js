@@ -24,6 +24,9 @@ const USAGE = `usage:
 /** A refusal worth one line on stderr and exit code 1 (no stack trace). */
 class CliError extends Error {}
 
+/** `--help` (or `-h`): the usage on stdout, exit code 0. */
+class HelpAsked extends Error {}
+
 /** The key entry's fields, as the CLI's options name them (for the plugin's validation errors). */
 const OPTION_OF_FIELD = {
   rate_limit: '--rate-limit',
@@ -51,8 +54,10 @@ function readArgs(argv) {
       'quota-images': { type: 'string' },
       'quota-bytes': { type: 'string' },
       json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (values.help) throw new HelpAsked();
   const [command] = positionals;
   if (!['create', 'list', 'revoke', 'regenerate', 'client-config'].includes(command)) throw new CliError(USAGE);
   // client-config KIND NAME; the others: COMMAND NAME.
@@ -96,6 +101,8 @@ function parseExpiry(text) {
   const days = /^(\d+)d$/.exec(text);
   const date = days ? new Date(Date.now() + Number(days[1]) * 86_400_000) : new Date(text);
   if (Number.isNaN(date.getTime())) throw new CliError(`--expires: not a date or a number of days: ${text}`);
+  // A key that would be expired when made is a mistake (0d, a date gone by), not a request.
+  if (date.getTime() <= Date.now()) throw new CliError(`--expires: ${text} is not in the future`);
   return date;
 }
 
@@ -207,8 +214,19 @@ const COMMANDS = {
  * with the exit code; prints the output.
  */
 async function runKeys(argv, { appDir, distDir }) {
+  let args;
   try {
-    const args = readArgs(argv);
+    args = readArgs(argv);
+  } catch (error) {
+    if (error instanceof HelpAsked) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    // Our own refusals say what to fix; parseArgs' (an unknown option, a missing value) come with the usage.
+    process.stderr.write(error instanceof CliError ? `${error.message}\n` : `strapi-image-api: ${error.message}\n${USAGE}\n`);
+    return 1;
+  }
+  try {
     const output = await logsToStderr(() => withKeys({ appDir, distDir }, (keys, plugin) => COMMANDS[args.command](keys, args, plugin)));
     if (output !== null && output !== '') process.stdout.write(`${output}\n`);
     return 0;

@@ -22,6 +22,10 @@ const { logsToStderr, runKeys, USAGE } = require('./keys');
 
 async function main(argv) {
   const [group, ...rest] = argv;
+  if (group === '--help' || group === '-h' || (group === 'keys' && (rest.includes('--help') || rest.includes('-h')))) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   if (group !== 'keys') {
     process.stderr.write(`${USAGE}\n`);
     return 1;

@@ -64,6 +64,8 @@ test("the key list shows the columns that matter, under human headings; the edit
   expect(edit.rate_limit.edit).toMatchObject({ label: 'Rate limit', placeholder: '100/minute,2000/day' });
   expect(edit.rate_limit.edit.description).toMatch(/"100\/minute,2000\/day"; or "off"/);
   expect(edit.owner_user.edit.label).toBe('Owner (site user)');
+  // A revoked key gets 403, as the hint says (it once said 401).
+  expect(edit.active.edit.description).toBe('Off: every request with the key is refused (403, "API key revoked") at once.');
   expect(editFieldsOf(configuration)).toEqual([
     'name', 'active', 'description', 'contact', 'expires_at', 'rate_limit', 'default_expiration', 'folder',
     'owner', 'owner_user', 'key_prefix', 'key_last4', 'duplicates', 'quota_images', 'quota_bytes', 'live_images', 'live_bytes',

@@ -130,6 +130,20 @@ describe('with the server running', () => {
     await expect(cli(['create', '--name', 'ShareX on Bob laptop'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/exists already/) });
     await expect(cli(['revoke', 'nobody'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no key named/) });
     await expect(cli(['frobnicate'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/usage/) });
+    // A key that would be expired at birth is refused; an unknown option shows the usage.
+    await expect(cli(['create', '--name', 'x', '--expires', '0d'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--expires: 0d is not in the future/) });
+    await expect(cli(['create', '--name', 'x', '--expires', '2020-01-01'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/not in the future/) });
+    await expect(cli(['create', '--bogus'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/Unknown option '--bogus'[\s\S]*usage:/) });
+  });
+
+  test('--help prints the usage on stdout and succeeds, for the script and the packaged bin', async () => {
+    const { stdout } = await cli(['--help']);
+    expect(stdout).toMatch(/^usage:\n  strapi-image-api keys create --name NAME/);
+    const bin = path.join(APP_DIR, 'plugins/image-api/bin/strapi-image-api.js');
+    for (const args of [['--help'], ['keys', 'create', '-h']]) {
+      const { stdout: usage } = await run('node', [bin, ...args], { cwd: APP_DIR, env: process.env, timeout: 30_000 });
+      expect(usage).toMatch(/^usage:/);
+    }
   });
 
   test('IMAGE_API_BOOTSTRAP_KEY exists at boot and works', async () => {

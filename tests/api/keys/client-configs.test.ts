@@ -112,6 +112,14 @@ test('curl: the script, run by the real curl, prints the direct URL', async () =
   const url = stdout.trim();
   expect(url).toMatch(new RegExp(`^${PUBLIC_URL}/uploads/screen-shot-[A-Za-z0-9]+\\.png$`));
   expect((await fetchBytes(url)).equals(screenshot)).toBe(true);
+  // A refused upload: exit 1, the API's message on stderr, nothing on stdout that looks like a URL.
+  const notes = path.join(dir, 'notes.txt');
+  fs.writeFileSync(notes, 'not an image');
+  await expect(run('sh', [script, notes], { env: { ...process.env, PATH: `${dir}/bin:${process.env.PATH}` } })).rejects.toMatchObject({
+    code: 1,
+    stdout: '',
+    stderr: expect.stringContaining("upload failed: Can't get target upload source info"),
+  });
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

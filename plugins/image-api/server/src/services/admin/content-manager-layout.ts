@@ -12,7 +12,7 @@ import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID, PLUGIN_ID } from '../../constants';
 
 /** Bump when the tables below change: apps that have the previous version get the new one at boot. */
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 interface FieldView {
   label: string;
@@ -49,7 +49,7 @@ export const VIEWS: Record<string, TypeView> = {
       name: { label: 'Name', description: 'Who or what the key is for. Unique.' },
       description: { label: 'Purpose', description: "The requester's stated use of the API." },
       contact: { label: 'Contact', description: 'How to reach the requester (email, handle).' },
-      active: { label: 'Active', description: 'Off: every request with the key is refused (401) at once.' },
+      active: { label: 'Active', description: 'Off: every request with the key is refused (403, "API key revoked") at once.' },
       expires_at: { label: 'Key expires', column: 'Expires', description: 'From then on the key is refused. Empty: never.' },
       rate_limit: {
         label: 'Rate limit',

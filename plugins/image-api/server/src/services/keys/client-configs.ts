@@ -80,7 +80,13 @@ export function clientConfig(kind: ClientKind, { publicUrl, key, name }: { publi
       return {
         filename: `${slug(name)}.curl.sh`,
         contentType: 'text/plain; charset=utf-8',
-        body: `#!/bin/sh\n# Uploads the file given as the first argument; prints the image's direct URL.\ncurl --fail-with-body -sS -H ${shellWord(`X-API-Key: ${key}`)} -F "source=@$1" -F format=txt ${shellWord(uploadUrl)}\necho\n`,
+        // On a refusal the API's message goes to stderr and the script exits 1: nothing on stdout that
+        // a caller could take for a URL (`url=$(./upload.sh shot.png)`).
+        body:
+          `#!/bin/sh\n# Uploads the file given as the first argument; prints the image's direct URL, or the API's error on stderr (exit 1).\n` +
+          `answer=$(curl --fail-with-body -sS -H ${shellWord(`X-API-Key: ${key}`)} -F "source=@$1" -F format=txt ${shellWord(uploadUrl)}) ||\n` +
+          `  { echo "upload failed: $answer" >&2; exit 1; }\n` +
+          `echo "$answer"\n`,
       };
   }
 }
