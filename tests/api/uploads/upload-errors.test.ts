@@ -281,7 +281,7 @@ describe('a storage or database failure leaves nothing behind', () => {
       pending: await app.strapi.db.query('plugin::image-api.pending-upload').count(),
     });
     const start = await counts();
-    const keys = app.strapi.plugin('image-api').service('api-keys');
+    const quotas = app.strapi.plugin('image-api').service('quotas');
     const written: string[] = [];
     const provider = app.strapi.plugin('upload').provider;
     const uploadStream = provider.upload;
@@ -290,13 +290,13 @@ describe('a storage or database failure leaves nothing behind', () => {
       return uploadStream.call(provider, file);
     };
     // Runs after the file row is inserted, inside the transaction; not retried (the folder is there).
-    const recordUse = jest.spyOn(keys, 'recordUse').mockRejectedValue(new Error('deadlock'));
+    const charge = jest.spyOn(quotas, 'charge').mockRejectedValue(new Error('deadlock'));
     let attempts = 0;
     try {
       expectError(await form({ key: app.key, source: b64(small) }), 500, 500, 'Internal error');
-      attempts = recordUse.mock.calls.length;
+      attempts = charge.mock.calls.length;
     } finally {
-      recordUse.mockRestore();
+      charge.mockRestore();
       provider.upload = uploadStream;
     }
     expect(written).toHaveLength(3);
