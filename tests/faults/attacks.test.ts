@@ -231,5 +231,5 @@ test('16 phone HEICs of 12 MP at once (from 4 addresses), twice: stored as JPEG,
   // 150 MB (docs/operations.md). Bounded: a second batch peaks no higher than the first did, give or
   // take the allocator.
   expect(first.peak - idle).toBeLessThan(560);
-  expect(second.peak).toBeLessThan(first.peak + 80);
+  expect(second.peak).toBeLessThan(first.peak + 100);
 }, 240_000);
