@@ -9,8 +9,11 @@ const fs = require('fs');
 const path = require('path');
 const sharp = require('sharp');
 
-/** The API's encoder settings (plugins/image-api/server/src/images/image-variants.ts). */
-const AVIF_VARIANTS = { quality: 55, effort: 2 };
+/** The API's AVIF settings for variants, read from the built plugin (the bench builds it first). */
+const avifVariants = () => {
+  const { AVIF_UPLOAD } = require('../../plugins/image-api/dist/server/src/images/image-variants');
+  return { quality: AVIF_UPLOAD.quality, effort: AVIF_UPLOAD.effort };
+};
 const EXTENSION = { 'image/png': 'png', 'image/avif': 'avif', 'image/heic': 'jpg' };
 
 let libheif = null;
@@ -44,7 +47,7 @@ async function floorPipeline(fixture, dir) {
   crypto.createHash('md5').update(bytes).digest('hex');
   await sharp(bytes, { unlimited: true }).metadata();
   // The same encoder settings as the API (JPEG quality 85; PNG defaults: `quality` would quantize).
-  const encode = (pipeline) => (ext === 'png' ? pipeline.png() : ext === 'avif' ? pipeline.avif(AVIF_VARIANTS) : pipeline.jpeg({ quality: 85 }));
+  const encode = (pipeline) => (ext === 'png' ? pipeline.png() : ext === 'avif' ? pipeline.avif(avifVariants()) : pipeline.jpeg({ quality: 85 }));
   let open = () => sharp(bytes, { unlimited: true });
   let original = bytes;
   if (fixture.type === 'image/heic') {

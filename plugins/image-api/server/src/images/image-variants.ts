@@ -14,17 +14,19 @@ import { heicRenditions } from './decoders/heic-renditions';
 import type { DecodedPixels } from './decoders/heic-job';
 import { HEIF_OPEN } from './decoders/image-decoders';
 import { withExifBlock } from './exif-block';
+import { AVIF_EFFORT, AVIF_QUALITY } from '../delivery/render';
 import { placeholderOf, type Placeholder } from './placeholder';
 import type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
 
 export type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
 
 /**
- * AVIF encoding of stored AVIF images (their variants, and originals re-encoded): effort 2 of 9, as
- * delivery/render.ts, keeps a 12 MP upload's variants within the upload figures
- * (docs/performance.md, "HEIC and AVIF"); quality 55 looks about like JPEG at 85.
+ * AVIF encoding of stored AVIF images (their variants, and originals re-encoded): the transformations'
+ * settings (delivery/render.ts: effort 2, quality 55, about JPEG at 85), which keep a 12 MP upload's
+ * variants within the upload figures (docs/performance.md, "HEIC, AVIF and placeholders"); originals
+ * re-encoded at 75.
  */
-export const AVIF_UPLOAD = { effort: 2, quality: 55, originalQuality: 75 } as const;
+export const AVIF_UPLOAD = { effort: AVIF_EFFORT, quality: AVIF_QUALITY, originalQuality: 75 } as const;
 
 /** Quality of a re-encoded original: high, so a rotation or a metadata strip costs little. */
 const originalQuality = (format: OutputFormat, options: VariantOptions) =>
