@@ -28,6 +28,7 @@ async function setUp(strapi: Core.Strapi) {
   installImageFastPath(strapi, strapi.server.httpServer);
   await getService(strapi, 'content-manager-layout').apply();
   await registerPermissions(strapi);
+  getService(strapi, 'media-events').registerWebhookEvents();
   const backfilled = await getService(strapi, 'usage-tally').backfill();
   if (backfilled > 0) strapi.log.info(`image-api: usage tallies filled in from ${backfilled} existing images`);
   const counted = await getService(strapi, 'quotas').backfill();

@@ -59,7 +59,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async deleteImage(ctx: Context) {
       const image = await getService(strapi, 'images').findForRemoval(String(ctx.params.idEncoded));
       if (!image) return ctx.notFound('No such image');
-      await getService(strapi, 'image-removal').remove([image]);
+      await getService(strapi, 'image-removal').remove([image], 'image-api-page');
       ctx.status = 204;
     },
   };

@@ -15,6 +15,7 @@ import images from './storage/images';
 import imageRemoval from './storage/image-removal';
 import imageSources from './delivery/image-sources';
 import journal from './storage/journal';
+import mediaEvents from './storage/media-events';
 import mediaFolder from './storage/media-folder';
 import mediaStore from './storage/media-store';
 import placeholders from './storage/placeholders';
@@ -45,6 +46,7 @@ export default {
   'image-removal': imageRemoval,
   'image-sources': imageSources,
   journal,
+  'media-events': mediaEvents,
   'media-folder': mediaFolder,
   'media-store': mediaStore,
   placeholders,

@@ -94,6 +94,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         description: request.description,
         nsfw: request.nsfw,
         apiKeyId: apiKey.id,
+        keyName: apiKey.name,
         adminOwnerId: apiKey.adminOwnerId,
         createdByAdminId: apiKey.adminOwnerId ?? apiKey.issuedByAdminId,
         siteUserOwnerId: apiKey.siteUserOwnerId,

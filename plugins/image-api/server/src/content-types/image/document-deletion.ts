@@ -19,7 +19,7 @@ export function deleteImagesWhole(strapi: Core.Strapi): void {
     if (!documentId) return next();
     const images = await getService(strapi, 'images').findForRemovalByDocument(documentId);
     if (images.length === 0) return next();
-    const remove = () => getService(strapi, 'image-removal').remove(images);
+    const remove = () => getService(strapi, 'image-removal').remove(images, 'content-manager');
     if (strapi.db.inTransaction()) {
       await strapi.db.transaction(({ onCommit }) =>
         onCommit(() => {

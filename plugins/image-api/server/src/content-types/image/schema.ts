@@ -39,7 +39,8 @@ export default {
     placeholder: { type: 'string', maxLength: 64, writable: false, configurable: false },
     dominant_color: { type: 'string', maxLength: 7, writable: false, configurable: false },
     // Keys that reuse or refuse duplicates (services/storage/duplicates.ts): SHA-256 of the key and the
-    // bytes the client sent, and the upload's answer as the first upload gave it (no delete link).
+    // bytes the client sent. The upload's answer as it gave it (no delete link), for every upload: a
+    // duplicate answers it again, and the image's events carry it (services/storage/media-events.ts).
     source_digest: { type: 'string', maxLength: 64, private: true, writable: false, configurable: false, visible: false },
     answer: { type: 'json', private: true, writable: false, configurable: false, visible: false },
     // SHA-256 of the delete link's secret; the secret itself is never stored.

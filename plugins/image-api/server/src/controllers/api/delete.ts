@@ -24,6 +24,6 @@ export const deleteAction =
     const key = await getService(strapi, 'access').authenticate(params.key, ctx.req);
     const image = /^[A-Za-z0-9]{1,12}$/.test(params.id) ? await getService(strapi, 'images').findForRemoval(params.id) : null;
     if (!image || !mayDelete(key, image)) throw errors.imageNotFound();
-    await getService(strapi, 'image-removal').remove([image]);
+    await getService(strapi, 'image-removal').remove([image], 'api');
     answerSuccess(ctx, format, { message: 'image deleted', text: 'deleted' });
   };

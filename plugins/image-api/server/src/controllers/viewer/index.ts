@@ -98,7 +98,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       ctx.set('Referrer-Policy', 'no-referrer');
       const image = await imageOfLink(ctx);
       if (!image) return answerNotFound(ctx);
-      await getService(strapi, 'image-removal').remove([image]);
+      await getService(strapi, 'image-removal').remove([image], 'delete-link');
       if (!wantsJson(ctx)) return answerHtml(ctx, 200, deletedPage());
       ctx.type = 'application/json; charset=utf-8';
       ctx.body = successBody('image deleted');

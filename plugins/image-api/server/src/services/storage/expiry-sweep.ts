@@ -20,7 +20,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     for (;;) {
       const claimed = await images.claimExpired(now, BATCH);
       if (claimed.length === 0) break;
-      await removal.remove(claimed);
+      await removal.remove(claimed, 'expiry');
       removed += claimed.length;
     }
     if (removed > 0) strapi.log.info(`image-api: swept ${removed} expired image(s)`);

@@ -10,6 +10,7 @@ import pLimit from 'p-limit';
 import { FILE_UID, IMAGE_UID } from '../../constants';
 import { getService } from '../../get-service';
 import type { JournalledFile } from './journal';
+import type { RemovalCause } from './media-events';
 import { createRowWriter } from '../../database/sql-rows';
 import { transaction } from '../../database/transaction';
 
@@ -41,10 +42,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const rows = createRowWriter(strapi);
 
   return {
-    /** Deletes the images, records first (all or none of them), then their files. */
-    async remove(images: RemovableImage[]): Promise<void> {
+    /**
+     * Deletes the images, records first (all or none of them), then their files; once the records are
+     * gone, their events are emitted (media-events.ts), named after `cause`.
+     */
+    async remove(images: RemovableImage[], cause: RemovalCause): Promise<void> {
       if (images.length === 0) return;
       const journal = getService(strapi, 'journal');
+      const events = getService(strapi, 'media-events');
+      const snapshots = await events.snapshot(images.map((image) => image.id));
       const names = images.map((image) => image.name);
       await journal.openMany(images.map((image) => ({ name: image.name, files: filesOf(image) })));
       let kept = new Map<string, JournalledFile[]>();
@@ -63,6 +69,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await journal.closeNames(names).catch(() => undefined);
         throw error;
       }
+      events.removed(snapshots, cause);
       const limit = pLimit(FILE_DELETES_AT_ONCE);
       const store = getService(strapi, 'media-store');
       getService(strapi, 'image-sources').forget(names);

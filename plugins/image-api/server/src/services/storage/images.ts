@@ -173,6 +173,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         populate: { api_key: { select: ['id'] } },
       });
       if (found.length === 0) return;
+      // Strapi emitted `media.delete` for the file; the plugin's `.delete` event needs the records.
+      const events = getService(strapi, 'media-events');
+      const snapshots = await events.snapshot(found.map((record: { id: number }) => record.id));
       let kept = new Map<string, JournalledFile[]>();
       await transaction(strapi, async (trx) => {
         await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
@@ -181,6 +184,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await getService(strapi, 'usage-tally').removal(trx, removed);
         await getService(strapi, 'quotas').release(trx, removed);
       });
+      events.removed(snapshots, 'media-library');
       // The Media Library removed the file's own files; its kept transformations go here.
       getService(strapi, 'image-sources').forget([file.hash]);
       const keptFiles = kept.get(file.hash) ?? [];

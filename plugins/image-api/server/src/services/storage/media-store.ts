@@ -38,6 +38,8 @@ export interface NewImage {
   description: string | null;
   nsfw: boolean;
   apiKeyId: number | null;
+  /** The key's name, for the upload's events (services/storage/media-events.ts); never the key. */
+  keyName: string | null;
   /** The admin user the key belongs to: the image is theirs. */
   adminOwnerId: number | null;
   /** "Created by" in the Media Library: the key's owner, else the admin who issued the key. */
@@ -248,9 +250,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         // The upload's files as the file entry records them (kilobytes): quotas and tallies count these.
         const sized: SizedFile = { size: original.size, formats: { thumb, medium } };
         const folders = getService(strapi, 'media-folder');
+        let fileId = 0;
         const record = (folder: MediaFolder) =>
           transaction(strapi, async (trx) => {
-            const fileId = await records.createFile(
+            fileId = await records.createFile(
               trx,
               {
                 data: {
@@ -301,7 +304,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                   placeholder: stored.placeholder,
                   dominant_color: stored.dominantColor,
                   source_digest: upload.sourceDigest,
-                  answer: upload.sourceDigest ? savedAnswer(stored) : null,
+                  // Answered again for a duplicate (duplicates.ts), and what the image's events carry (media-events.ts).
+                  answer: savedAnswer(stored),
                   publishedAt: now,
                 },
                 fileId,
@@ -332,6 +336,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
         // A lookup of this name made before it existed (a client guessing ahead) is not reused.
         getService(strapi, 'image-sources').forget([upload.name]);
+        getService(strapi, 'media-events').uploaded(fileId, stored, upload.keyName);
         return stored;
       } catch (error) {
         if ((error as Record<symbol, unknown>)?.[LEFT_TO_SWEEP]) throw error;
