@@ -1,6 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
-import { uploadPathMatcher } from './middlewares/route-scope';
+import { uploadPathMatcher } from './middlewares/upload-paths';
 import { answerClientErrors } from './requests/client-errors';
 import { installImageFastPath } from './middlewares/image-fast-path';
 import { registerPermissions } from './admin-permissions';

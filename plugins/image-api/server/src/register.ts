@@ -1,5 +1,6 @@
 import type { Core } from '@strapi/strapi';
 import { healthEndpoint } from './middlewares/health';
+import { metricsEndpoint } from './middlewares/metrics-endpoint';
 import { imageDelivery } from './middlewares/image-delivery';
 import { redactSecretsInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
@@ -20,6 +21,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   redactSecretsInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
   strapi.server.use(healthEndpoint(strapi));
+  strapi.server.use(metricsEndpoint(strapi));
   // Ahead of every Strapi middleware (strapi::public serves the local provider's files): direct image
   // URLs and transformations (contract §13).
   strapi.server.use(imageDelivery(strapi));

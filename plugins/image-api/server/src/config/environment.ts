@@ -16,6 +16,7 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   timeZone: { variable: 'IMAGE_API_TIME_ZONE' },
   keyHashSecret: { variable: 'IMAGE_API_KEY_SECRET' },
   bootstrapKey: { variable: 'IMAGE_API_BOOTSTRAP_KEY' },
+  metrics: { variable: 'IMAGE_API_METRICS_TOKEN' },
   rateLimit: { variable: 'IMAGE_API_RATE_LIMIT' },
   failedAuthLimit: { variable: 'IMAGE_API_FAILED_AUTH_LIMIT' },
   redisUrl: { variable: 'REDIS_URL' },

@@ -128,6 +128,8 @@ const options = {
     .description('Keep EXIF/XMP/IPTC (GPS included) in stored originals and report it in original_exifdata.'),
   keyHashSecret: Joi.string<string | null>().min(1).allow(null).empty('').default(null)
     .description('HMAC secret of API key hashes; null: the admin API token salt.'),
+  metrics: Joi.string<string | null>().min(16).allow(null).empty('').default(null)
+    .description('Bearer token of `GET /_metrics` (Prometheus text format), at least 16 characters; null: no metrics endpoint.'),
   bootstrapKey: Joi.string<string | null>().min(1).allow(null).empty('').default(null)
     .description('A key made sure to exist at boot (declarative provisioning).'),
   rateLimit: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('50/minute,500/hour,1000/day')

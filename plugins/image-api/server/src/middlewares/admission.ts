@@ -13,6 +13,7 @@ import { endAfterBody } from '../requests/end-after-body';
 import { clientAddress } from '../requests/client-address';
 import { refusalError } from '../services/runtime/request-gate';
 import { getConfig, getService } from '../get-service';
+import { uploadDialectMatcher } from './upload-paths';
 
 export { BUSY_RETRY_AFTER_SECONDS } from '../services/runtime/request-gate';
 
@@ -30,18 +31,23 @@ function bodyBytes(ctx: Context, maxBytes: number): number {
 }
 
 export function admission(strapi: Core.Strapi) {
+  const dialectOf = uploadDialectMatcher(strapi);
   return async (ctx: Context, next: Next) => {
     const config = getConfig(strapi);
     const address = clientAddress(ctx.req, config.trustedProxies);
     const ticket = getService(strapi, 'request-gate').enter(bodyBytes(ctx, config.maxBytes), address);
     if (typeof ticket === 'string') {
       const draining = ticket === 'draining';
+      const metrics = getService(strapi, 'metrics');
+      metrics.refused(ticket);
       const error = refusalError(ticket, config);
       // The rest of the body is read and discarded before the connection may close: closing it on
       // unread data resets it, and clients (fetch, among others) then lose the answer. A process
       // that shuts down closes the connection after the answer all the same.
       if (draining) ctx.set('Connection', 'close');
       answerError(ctx, error, answerFormat(ctx.query.format));
+      const dialect = dialectOf(ctx.path);
+      if (dialect) metrics.uploadAnswered(dialect, 'none', ctx.status);
       endAfterBody(ctx.req, ctx.res, config.bodyIdleTimeoutMs);
       return;
     }

@@ -19,8 +19,10 @@ import { answerFormat } from '../http/request-params';
 import { endAfterBody } from '../requests/end-after-body';
 import { getConfig, getService } from '../get-service';
 import { hasBody } from './admission';
+import { uploadDialectMatcher } from './upload-paths';
 
 export function keyFirst(strapi: Core.Strapi) {
+  const dialectOf = uploadDialectMatcher(strapi);
   return async (ctx: Context, next: Next) => {
     const key = hasBody(ctx) ? ctx.get('x-api-key') : '';
     if (key !== '') {
@@ -29,6 +31,8 @@ export function keyFirst(strapi: Core.Strapi) {
       } catch (error) {
         if (!isApiError(error)) return next();
         answerError(ctx, error, answerFormat(ctx.query.format));
+        const dialect = dialectOf(ctx.path);
+        if (dialect) getService(strapi, 'metrics').uploadAnswered(dialect, 'none', ctx.status);
         endAfterBody(ctx.req, ctx.res, getConfig(strapi).bodyIdleTimeoutMs);
         return;
       }

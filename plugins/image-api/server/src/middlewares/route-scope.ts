@@ -11,17 +11,9 @@ import { bodyLimitsFor, uploadBody } from './upload-body';
 import { admission } from './admission';
 import { keyFirst } from './key-first';
 import { getConfig } from '../get-service';
+import { uploadPathMatcher } from './upload-paths';
 
 type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi }) => Middleware | undefined;
-
-/** `/api/<digits>/...` (the upload dialect's namespace) and the imgbb dialect's path (`imgbbPath`). */
-export function uploadPathMatcher(strapi: Core.Strapi) {
-  const prefix = (strapi.config.get('api.rest.prefix') as string) ?? '/api';
-  const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`^${escaped}/\\d+(/.*)?$`);
-  const imgbb = getConfig(strapi).imgbbPath;
-  return (path: string) => pattern.test(path) || (imgbb !== null && (path === imgbb || path === `${imgbb}/`));
-}
 
 function corsFor(strapi: Core.Strapi): Middleware {
   const origins = () => getConfig(strapi).corsOrigins;

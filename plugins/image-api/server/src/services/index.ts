@@ -17,6 +17,7 @@ import imageSources from './delivery/image-sources';
 import journal from './storage/journal';
 import mediaEvents from './storage/media-events';
 import mediaFolder from './storage/media-folder';
+import metrics from './runtime/metrics';
 import mediaStore from './storage/media-store';
 import placeholders from './storage/placeholders';
 import publicUrl from './public-url';
@@ -48,6 +49,7 @@ export default {
   journal,
   'media-events': mediaEvents,
   'media-folder': mediaFolder,
+  metrics,
   'media-store': mediaStore,
   placeholders,
   'public-url': publicUrl,

@@ -64,11 +64,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await quotas.checkRoom(apiKey);
       const { bytes, filename } = await readSource(request.source, scope, cfg, policyFor(cfg.urlAllowlist));
       if (bytes.length === 0) throw errors.emptySource();
+      const metrics = getService(strapi, 'metrics');
+      metrics.bytesReceived(request.source.kind === 'decoded' ? 'base64' : request.source.kind, bytes.length);
       // A key that reuses or refuses duplicates: one indexed lookup before any image work.
       const duplicates = getService(strapi, 'duplicates');
       const sourceDigest = duplicates.digestOf(apiKey, bytes);
       const earlier = sourceDigest && (await duplicates.find(sourceDigest));
       if (earlier) return duplicates.answerFor(apiKey, earlier);
+      const workDone = metrics.timeImageWork();
       const { renditions, originalExif } = await runImageWork(async () => {
         const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
         const [renditions, originalExif] = await settleAll<[Renditions, Record<string, unknown> | null]>([
@@ -76,7 +79,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           cfg.keepExif && probed.hasMetadata ? readExif(bytes) : Promise.resolve(null),
         ]);
         return { renditions, originalExif };
-      });
+      }).finally(workDone);
 
       const idEncoded = randomId(10);
       const idempotency = getService(strapi, 'idempotency');
@@ -111,6 +114,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           if (remembered) await idempotency.remember(trx, remembered, image);
         },
       });
+      const storeDone = metrics.timeStore();
       try {
         return await store;
       } catch (error) {
@@ -119,6 +123,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const twin = sourceDigest && isUniqueViolation(error) ? await duplicates.find(sourceDigest) : null;
         if (!twin) throw error;
         return duplicates.answerFor(apiKey, twin);
+      } finally {
+        storeDone();
       }
     },
   };

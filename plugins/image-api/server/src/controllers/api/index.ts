@@ -7,13 +7,21 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { errors, isApiError } from '../../http/api-error';
 import { outageAnswer } from '../../http/outages';
-import { ACTIONS, answerFormat, gatherParams, type Action, type Format } from '../../http/request-params';
+import { ACTIONS, answerFormat, gatherParams, type Action, type Format, type SentParams } from '../../http/request-params';
 import type { UploadRequestState } from '../../middlewares/upload-body';
 import { albumsAction } from './albums';
 import { answerError } from '../../http/answers';
 import { deleteAction } from './delete';
 import { uploadAction } from './upload';
 import type { ActionHandler, Dialect } from './action';
+import { getService } from '../../get-service';
+import type { SourceLabel } from '../../services/runtime/metrics';
+
+/** The kind of image an upload request sent, for its count. */
+const sourceLabel = (sent: SentParams): SourceLabel => {
+  const kind = sent.source?.kind;
+  return kind === 'file' || kind === 'url' ? kind : kind === 'base64' || kind === 'decoded' ? 'base64' : 'none';
+};
 
 const OUTAGE_LOG_MS = 10_000;
 
@@ -55,6 +63,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const state = ctx.state.imageApi as UploadRequestState | undefined;
     // Until the body is read, errors answer as the query asks (JSON unless it asks for a valid format).
     let format: Format = answerFormat(ctx.query.format);
+    // An upload's answer is counted by dialect, source kind and status (services/runtime/metrics.ts).
+    // A refusal before the body is read (413, a malformed body) counts as source `none`.
+    let counted: { dialect: Dialect; source: SourceLabel } | null =
+      dialect === 'imgbb' || asAction(ctx.params.action) === 'upload' ? { dialect, source: 'none' } : null;
     try {
       if (!state) throw new Error('the upload body middleware did not run (keep strapi::body in config/middlewares.ts)');
       if (state.bodyError) throw state.bodyError;
@@ -65,9 +77,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
       const sent = gatherParams(ctx, state.body);
       format = answerFormat(sent.format);
+      if (counted) counted = { dialect: dialect === 'imgbb' || sent.sourceField === 'image' ? 'imgbb' : 'api', source: sourceLabel(sent) };
       await actions[action](ctx, sent, state, format, dialect);
     } catch (error) {
       answerError(ctx, asApiError(error, `${ctx.method} ${ctx.path}`), format);
+    } finally {
+      if (counted) getService(strapi, 'metrics').uploadAnswered(counted.dialect, counted.source, ctx.status);
     }
   }
 

@@ -154,8 +154,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean): Promise<HotEntry> {
     const config = getConfig(strapi);
+    const metrics = getService(strapi, 'metrics');
     const ticket = getService(strapi, 'request-gate').enter(0, address);
-    if (typeof ticket === 'string') throw refusalError(ticket, config, 'renders');
+    if (typeof ticket === 'string') {
+      metrics.refused(ticket);
+      throw refusalError(ticket, config, 'renders');
+    }
+    const renderDone = metrics.timeRender();
     let rendered: Rendered;
     try {
       const store = getService(strapi, 'media-store');
@@ -173,7 +178,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const plan = size.width === recorded.width && size.height === recorded.height ? request.plan : request.replan(size);
         return render(source, plan, { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality }, config.maxPixels);
       }).catch(gone);
+      metrics.transformAnswered('render');
     } finally {
+      renderDone();
       ticket.leave();
     }
 
@@ -244,13 +251,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Hits are what the budget's "recently used" counts (a new result is recorded as used).
       if (cached) {
         used.add(key);
+        getService(strapi, 'metrics').transformAnswered('hit');
         return cached;
       }
       let pending = inFlight.get(key);
       if (!pending) {
         const keptOrRendered = async () => {
           const kept = await findKept(key);
-          if (kept) used.add(key);
+          if (kept) {
+            used.add(key);
+            getService(strapi, 'metrics').transformAnswered('hit');
+          }
           return kept ?? renderAndKeep(key, request, address, keepIt);
         };
         pending = keptOrRendered()
@@ -264,6 +275,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Counts a hit answered elsewhere (the fast path) as a use, for the byte budget. */
     touch(key: string): void {
       used.add(key);
+      getService(strapi, 'metrics').transformAnswered('hit');
     },
 
     /**

@@ -37,11 +37,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   async function sweep(): Promise<DebrisSwept> {
     const { sweepAfterMs: olderThanMs, tmpDir } = getConfig(strapi);
+    const metrics = getService(strapi, 'metrics');
     const [{ uploads, idempotencyKeys }, tempFolders] = await Promise.all([
       sweepShared(olderThanMs),
       // Temp folders are this instance's own.
       sweepTempFolders(tempRoot(tmpDir), olderThanMs),
-    ]);
+    ]).catch((error) => {
+      metrics.swept('debris', 'failed');
+      throw error;
+    });
+    metrics.swept('debris', 'ok', { unfinished_uploads: uploads, temp_folders: tempFolders, idempotency_keys: idempotencyKeys });
     if (uploads || tempFolders) {
       strapi.log.info(`image-api: swept ${uploads} unfinished upload(s) and ${tempFolders} temp folder(s)`);
     }

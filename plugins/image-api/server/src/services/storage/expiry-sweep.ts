@@ -16,13 +16,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function sweep(now: Date): Promise<number> {
     const images = getService(strapi, 'images');
     const removal = getService(strapi, 'image-removal');
+    const metrics = getService(strapi, 'metrics');
     let removed = 0;
-    for (;;) {
-      const claimed = await images.claimExpired(now, BATCH);
-      if (claimed.length === 0) break;
-      await removal.remove(claimed, 'expiry');
-      removed += claimed.length;
+    try {
+      for (;;) {
+        const claimed = await images.claimExpired(now, BATCH);
+        if (claimed.length === 0) break;
+        await removal.remove(claimed, 'expiry');
+        removed += claimed.length;
+      }
+    } catch (error) {
+      metrics.swept('expiry', 'failed', { expired_images: removed });
+      throw error;
     }
+    metrics.swept('expiry', 'ok', { expired_images: removed });
     if (removed > 0) strapi.log.info(`image-api: swept ${removed} expired image(s)`);
     return removed;
   }
