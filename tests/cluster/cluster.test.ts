@@ -4,7 +4,7 @@
  * about one instance; clients are told apart by their loopback source address (127.0.0.2, ...).
  */
 import crypto from 'crypto';
-import { apikey, bucketKeys, loggedRequests, multipart, openDatabase, request, servedBy, sleep, startCluster, uploadFile, type Cluster } from './helpers/cluster';
+import { apikey, bucketKeys, loggedRequests, multipart, openDatabase, promQuery, request, servedBy, sleep, startCluster, uploadFile, type Cluster } from './helpers/cluster';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { jpeg, png } from '../helpers/fixtures';
 import type { Knex } from 'knex';
@@ -172,6 +172,29 @@ describe('serving through the balancer (contract §13)', () => {
     // Straight to an instance (nginx keeps what it cached until max-age, as a CDN would).
     const gone = await fetchImage(`${cluster.state.instances[0].url}/img/_/pr:thumbnail/plain/${image.url}`);
     expect([gone.status, gone.headers.get('cache-control')]).toEqual([404, 'no-store']);
+  });
+});
+
+describe('metrics', () => {
+  test("Prometheus scrapes both instances' /_metrics; the uploads made through the balancer are counted across them", async () => {
+    const { url, key, instances } = cluster.state;
+    const up = await promQuery(cluster.state, 'up{job="image-api"}');
+    expect(up.map((series) => series.metric.instance).sort()).toEqual(instances.map((i) => `127.0.0.1:${i.port}`).sort());
+    expect(up.every((series) => series.value === 1)).toBe(true);
+    const stored = 'sum(image_api_uploads_total{dialect="api",source="file",status="200"})';
+    const before = (await promQuery(cluster.state, stored))[0]?.value ?? 0;
+    const logged = loggedRequests(cluster.state);
+    for (let i = 0; i < 4; i++) expect((await uploadFile(url, key, await png(40 + i, 30), { name: `counted-${i}.png` })).status).toBe(200);
+    expect(servedBy(cluster.state, /"POST \/api\/1\/upload/, logged).size).toBe(2);
+    // Scraped every 2 s: the count shows within a few scrapes.
+    let after = before;
+    for (let waited = 0; after < before + 4 && waited < 20_000; waited += 500) {
+      await sleep(500);
+      after = (await promQuery(cluster.state, stored))[0]?.value ?? 0;
+    }
+    expect(after).toBe(before + 4);
+    const database = await promQuery(cluster.state, 'image_api_database_up');
+    expect(database.map((series) => series.value)).toEqual([1, 1]);
   });
 });
 

@@ -3,7 +3,8 @@
  * A production-shaped deployment on this machine's loopback (docs/deployment.md):
  *
  *   npm run cluster [-- --instances N]   starts nginx -> N instances -> PostgreSQL, Redis, Ceph S3,
- *                                        prints the balancer's URL and a key, runs until Ctrl-C
+ *                                        and Prometheus scraping the instances; prints the balancer's
+ *                                        URL and a key, runs until Ctrl-C
  *   npm run cluster -- --stop            stops a cluster started from another shell
  *
  * Everything is started from nothing and lives under .cluster/ (removed on stop): its own
@@ -23,6 +24,7 @@ const { createBucket } = require('./bucket');
 const { startCeph } = require('./ceph');
 const { APP_DIR, sharedEnvironment, startInstance, waitUntilHealthy } = require('./instances');
 const { startNginx } = require('./nginx');
+const { startPrometheus } = require('./prometheus');
 const { ensurePackages } = require('../support/servers/debian-packages');
 const { freePort } = require('../support/servers/ports');
 const { postgresBin, startPostgres } = require('../support/servers/postgres');
@@ -54,6 +56,7 @@ const writeState = (dir, state) => fs.writeFileSync(stateFile(dir), `${JSON.stri
 async function stopParts(state) {
   const pids = state.pids ?? {};
   await stopProcess(pids.nginx, 'SIGQUIT', 10000);
+  await stopProcess(pids.prometheus, 'SIGTERM', 10000);
   await Promise.all((state.instances ?? []).map((instance) => stopProcess(instance.pid, 'SIGTERM', 35000)));
   await stopProcess(pids.redis, 'SIGTERM', 10000);
   await stopProcess(pids.postgres, 'SIGINT', 20000); // fast shutdown
@@ -132,8 +135,10 @@ async function start({ instances: count, dir }) {
     const balancerPort = await freePort();
     const publicUrl = `http://127.0.0.1:${balancerPort}`;
     const key = `img_${crypto.randomBytes(16).toString('hex')}`;
-    const shared = sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey: key, instances: count });
     const extra = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('IMAGE_API_')));
+    // The caller's token, else one of this cluster's: Prometheus scrapes with it.
+    const metricsToken = extra.IMAGE_API_METRICS_TOKEN || crypto.randomBytes(24).toString('hex');
+    const shared = sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey: key, instances: count, metricsToken });
     log(`starting ${count} instance(s) at once (their first boot takes turns on the database lock)`);
     for (let index = 1; index <= count; index++) {
       state.instances.push(await startInstance(dir, index, shared, extra));
@@ -142,7 +147,17 @@ async function start({ instances: count, dir }) {
     await Promise.all(state.instances.map((instance) => waitUntilHealthy(instance)));
     const nginx = await startNginx(path.join(dir, 'nginx'), log, state.instances.map((i) => i.port), balancerPort);
     state.pids.nginx = nginx.pid;
-    Object.assign(state, { url: nginx.url, key, database: { port: database.port, ...database.env }, redis: { url: redis.url }, s3, environment: shared });
+    const prometheus = await startPrometheus(path.join(dir, 'prometheus'), log, state.instances.map((i) => i.port), metricsToken);
+    state.pids.prometheus = prometheus.pid;
+    Object.assign(state, {
+      url: nginx.url,
+      key,
+      database: { port: database.port, ...database.env },
+      redis: { url: redis.url },
+      s3,
+      prometheus: { url: prometheus.url },
+      environment: shared,
+    });
     writeState(dir, state);
 
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
@@ -155,6 +170,7 @@ async function start({ instances: count, dir }) {
         `  Instances:  ${state.instances.map((i) => `${i.url} (pid ${i.pid})`).join(', ')}`,
         `  S3:         ${s3.endpoint}/${BUCKET}`,
         `  PostgreSQL: 127.0.0.1:${database.port}/image_api   Redis: ${redis.url}`,
+        `  Prometheus: ${prometheus.url} (scrapes every instance's /_metrics; try the query sum(image_api_uploads_total))`,
         `  Logs and state: ${dir}`,
         `Try: curl -F source=@docs/screenshots/key-panel.png -F key=${key} ${nginx.url}/api/1/upload`,
         'Ctrl-C (or npm run cluster -- --stop) stops everything.',

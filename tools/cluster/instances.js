@@ -15,7 +15,7 @@ const { ALLOCATOR_ENV } = require('../support/app/allocator-env');
 const STRAPI = path.join(APP_DIR, 'node_modules', '@strapi', 'strapi', 'bin', 'strapi.js');
 
 /** The environment every instance shares (the same for one instance or ten). */
-function sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey, instances }) {
+function sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey, instances, metricsToken }) {
   return {
     NODE_ENV: 'production',
     PUBLIC_URL: publicUrl,
@@ -32,6 +32,8 @@ function sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey, insta
     // Instances on one host share its cores: sharp's work is split between them, not multiplied.
     IMAGE_API_IMAGE_CONCURRENCY: String(Math.max(1, Math.floor(os.cpus().length / instances))),
     IMAGE_API_BOOTSTRAP_KEY: bootstrapKey,
+    // Prometheus scrapes /_metrics with it (tools/cluster/prometheus.js).
+    IMAGE_API_METRICS_TOKEN: metricsToken,
   };
 }
 

@@ -24,6 +24,8 @@ export interface ClusterState {
   database: Record<string, string> & { port: number };
   redis: { url: string };
   s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string };
+  /** Prometheus scraping every instance (tools/cluster/prometheus.js). */
+  prometheus: { url: string };
   environment: Record<string, string>;
 }
 
@@ -136,6 +138,14 @@ export function servedBy(state: ClusterState, pattern: RegExp, skip = 0): Map<st
     counts.set(upstream, (counts.get(upstream) ?? 0) + 1);
   }
   return counts;
+}
+
+/** An instant query through Prometheus' HTTP API: each series' labels and value. */
+export async function promQuery(state: ClusterState, query: string): Promise<Array<{ metric: Record<string, string>; value: number }>> {
+  const answer = await request(`${state.prometheus.url}/api/v1/query?query=${encodeURIComponent(query)}`);
+  const body = answer.json;
+  if (body?.status !== 'success') throw new Error(`Prometheus answered ${answer.status}: ${answer.text}`);
+  return body.data.result.map((series: { metric: Record<string, string>; value: [number, string] }) => ({ metric: series.metric, value: Number(series.value[1]) }));
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
