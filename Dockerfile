@@ -4,7 +4,7 @@
 #   docker build -t image-api .
 #   docker compose up            (docker-compose.yml: 2 instances, nginx, PostgreSQL, Redis, MinIO)
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # sharp ships its native binary in an npm package; nothing else needs a compiler.
 COPY package.json package-lock.json ./
@@ -16,7 +16,7 @@ COPY . .
 # path (the panel calls the origin it was loaded from), so any absolute URL will do here.
 RUN npm run build:plugin && NODE_ENV=production PUBLIC_URL=http://localhost npx strapi build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 # Two malloc arenas: glibc's default keeps freed image buffers per thread (docs/deployment.md).
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=1337 MALLOC_ARENA_MAX=2

@@ -36,6 +36,8 @@ const ENV = {
   npm_config_fund: 'false',
   npm_config_update_notifier: 'false',
   STRAPI_TELEMETRY_DISABLED: 'true',
+  // On another Node line (.ci/node-line), native modules build against that line's headers.
+  ...(process.env.npm_config_nodedir ? { npm_config_nodedir: process.env.npm_config_nodedir } : {}),
 };
 
 let url: string;
