@@ -8,9 +8,10 @@
  *
  * Installs go through npm's cache (`--prefer-offline`), as CI's own install does; the app's server
  * only ever talks to loopback (telemetry off). create-strapi-app's defaults otherwise: SQLite in
- * .tmp/data.db (naming `--dbclient` without `--dbfile` writes an empty DATABASE_FILENAME).
+ * .tmp/data.db once the guide's line fixes the empty DATABASE_FILENAME that naming `--dbclient`
+ * without `--dbfile` writes.
  */
-import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'child_process';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
@@ -66,8 +67,11 @@ beforeAll(async () => {
   // A fresh app, as create-strapi-app makes it, with its dependencies.
   run(path.join(ROOT, 'node_modules', '.bin', 'create-strapi-app'), [
     'app', '--no-run', '--skip-cloud', '--typescript', '--use-npm', '--no-example', '--no-git-init',
-    '--install', '--non-interactive',
+    '--install', '--non-interactive', '--dbclient', 'sqlite',
   ], WORK);
+  // As a newcomer made it: SQLite named, its file not, so DATABASE_FILENAME is empty (the guide's
+  // first lines say so, and its dotenv block below gives the line that fixes it).
+  expect(fs.readFileSync(path.join(APP, '.env'), 'utf8')).toMatch(/^DATABASE_FILENAME=$/m);
   run('npm', ['install', tarball], APP);
 
   // 2. The guide's entry, merged into the object the app's config/plugins.ts returns.
@@ -81,7 +85,11 @@ beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   const values: Record<string, string> = { IMAGE_API_KEY_SECRET: SECRET, IMAGE_API_TRANSFORM_KEY: TRANSFORM_KEY, IMAGE_API_TRANSFORM_SALT: TRANSFORM_SALT, PUBLIC_URL: url };
-  const lines = block('dotenv').map((line) => line.split('=')[0]).map((name) => `${name}=${values[name]}`);
+  // The guide's lines as they are, but for the values this test chooses.
+  const lines = block('dotenv').map((line) => {
+    const name = line.split('=')[0];
+    return name in values ? `${name}=${values[name]}` : line;
+  });
   fs.appendFileSync(path.join(APP, '.env'), `\n${lines.join('\n')}\nHOST=127.0.0.1\nPORT=${port}\n`);
 
   // 4. Build and start in production mode.
@@ -125,10 +133,14 @@ let key: string;
 test("the packaged CLI issues a key, as the guide's command does", () => {
   const create = block('sh').find((line) => line.startsWith('npx strapi-image-api keys create'))!;
   const name = create.match(/--name "([^"]+)"/)![1];
-  const out = run('npx', ['strapi-image-api', 'keys', 'create', '--name', name], APP);
-  // stdout holds the key alone (the app's logs go to stderr, whatever its logger level).
-  expect(out).toMatch(/^img_[A-Za-z0-9]{32}\n$/);
-  key = out.trim();
+  // stdout holds the key alone; the app's boot logs (create-strapi-app's app logs at `http`) are held
+  // back, so the terminal shows the key and nothing else.
+  const created = spawnSync('npx', ['strapi-image-api', 'keys', 'create', '--name', name], { cwd: APP, env: ENV, encoding: 'utf8' });
+  // (npm's own warnings about this machine's npmrc aside.)
+  const said = created.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('npm warn'));
+  expect([created.status, said]).toEqual([0, []]);
+  expect(created.stdout).toMatch(/^img_[A-Za-z0-9]{32}\n$/);
+  key = created.stdout.trim();
   const list = run('npx', ['strapi-image-api', 'keys', 'list', '--json'], APP);
   expect(JSON.parse(list)).toEqual([expect.objectContaining({ name, active: true, uploadCount: 0 })]);
   const sxcu = JSON.parse(run('npx', ['strapi-image-api', 'keys', 'client-config', 'sharex', name], APP));

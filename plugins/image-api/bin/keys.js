@@ -114,14 +114,29 @@ function asCliError(error) {
 }
 
 /**
- * Runs `work` with stdout going to stderr: Strapi's logger writes to stdout at whatever level the app
- * configures, and the command's own output must be alone there (`> image-api.sxcu`, `| jq`).
+ * Runs `work` with the app's logs held back: Strapi's logger writes to stdout at the app's level (an
+ * app made by create-strapi-app logs its whole boot), and the command's own output must be alone
+ * there (`> image-api.sxcu`, `| jq`), and alone in the terminal. The logs go to stderr only when
+ * `work` fails (they may say why), or as they come with STRAPI_IMAGE_API_VERBOSE=1. The commands'
+ * own notes go to stderr directly, and are not held.
  */
-async function logsToStderr(work) {
+async function holdLogs(work) {
   const write = process.stdout.write;
-  process.stdout.write = process.stderr.write.bind(process.stderr);
+  const held = [];
+  process.stdout.write = process.env.STRAPI_IMAGE_API_VERBOSE === '1'
+    ? process.stderr.write.bind(process.stderr)
+    : (chunk, encoding, callback) => {
+        held.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+        const done = typeof encoding === 'function' ? encoding : callback;
+        if (done) done();
+        return true;
+      };
   try {
     return await work();
+  } catch (error) {
+    process.stdout.write = write;
+    if (held.length > 0) process.stderr.write(held.join(''));
+    throw error;
   } finally {
     process.stdout.write = write;
   }
@@ -227,7 +242,7 @@ async function runKeys(argv, { appDir, distDir }) {
     return 1;
   }
   try {
-    const output = await logsToStderr(() => withKeys({ appDir, distDir }, (keys, plugin) => COMMANDS[args.command](keys, args, plugin)));
+    const output = await holdLogs(() => withKeys({ appDir, distDir }, (keys, plugin) => COMMANDS[args.command](keys, args, plugin)));
     if (output !== null && output !== '') process.stdout.write(`${output}\n`);
     return 0;
   } catch (error) {
@@ -236,4 +251,4 @@ async function runKeys(argv, { appDir, distDir }) {
   }
 }
 
-module.exports = { runKeys, logsToStderr, USAGE };
+module.exports = { runKeys, holdLogs, USAGE };

@@ -12,13 +12,14 @@
  *   npx strapi-image-api keys client-config sharex|picgo|curl NAME > FILE
  *
  * A TypeScript app is compiled first (Strapi's own compiler, into its dist folder), as `strapi
- * start` would need it. Only the command's output goes to stdout; the app's logs go to stderr.
+ * start` would need it. Only the command's output goes to stdout; the app's logs are held back, and
+ * printed to stderr if the command fails (all of them as they come: STRAPI_IMAGE_API_VERBOSE=1).
  */
 'use strict';
 
 const fs = require('fs');
 const path = require('path');
-const { logsToStderr, runKeys, USAGE } = require('./keys');
+const { holdLogs, runKeys, USAGE } = require('./keys');
 
 async function main(argv) {
   const [group, ...rest] = argv;
@@ -34,7 +35,7 @@ async function main(argv) {
   let distDir = appDir;
   if (fs.existsSync(path.join(appDir, 'tsconfig.json'))) {
     const strapi = require(require.resolve('@strapi/strapi', { paths: [appDir] }));
-    await logsToStderr(() => strapi.compileStrapi({ appDir }));
+    await holdLogs(() => strapi.compileStrapi({ appDir }));
     distDir = path.join(appDir, 'dist');
   }
   return runKeys(rest, { appDir, distDir });

@@ -10,7 +10,7 @@ import path from 'path';
 import { promisify } from 'util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import knex, { type Knex } from 'knex';
-import { uploadFile as upload } from '../../../tools/support/http/http-client';
+import { request as httpRequest, uploadFile as upload } from '../../../tools/support/http/http-client';
 
 const APP_DIR = path.join(__dirname, '..', '..', '..');
 
@@ -142,7 +142,7 @@ export function servedBy(state: ClusterState, pattern: RegExp, skip = 0): Map<st
 
 /** An instant query through Prometheus' HTTP API: each series' labels and value. */
 export async function promQuery(state: ClusterState, query: string): Promise<Array<{ metric: Record<string, string>; value: number }>> {
-  const answer = await request(`${state.prometheus.url}/api/v1/query?query=${encodeURIComponent(query)}`);
+  const answer = await httpRequest(`${state.prometheus.url}/api/v1/query?query=${encodeURIComponent(query)}`);
   const body = answer.json;
   if (body?.status !== 'success') throw new Error(`Prometheus answered ${answer.status}: ${answer.text}`);
   return body.data.result.map((series: { metric: Record<string, string>; value: [number, string] }) => ({ metric: series.metric, value: Number(series.value[1]) }));
