@@ -28,6 +28,19 @@ scrape_configs:
 `;
 }
 
+/** Waits until every instance has been scraped once (`up` has a series each), so queries find them. */
+async function firstScrapes(url, targets, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = await fetch(`${url}/api/v1/query?query=up`, { signal: AbortSignal.timeout(5000) })
+      .then((res) => res.json())
+      .catch(() => null);
+    if ((answer?.data?.result ?? []).length >= targets) return;
+    if (Date.now() > deadline) throw new Error(`Prometheus did not scrape the ${targets} instance(s) within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 async function startPrometheus(dir, log, instancePorts, token) {
   ensurePackages(['prometheus'], ['prometheus'], log);
   fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
@@ -43,6 +56,7 @@ async function startPrometheus(dir, log, instancePorts, token) {
   );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/-/ready`, 60000, `Prometheus (log: ${path.join(dir, 'prometheus.log')})`, (status) => status === 200);
+  await firstScrapes(url, instancePorts.length);
   return { pid: child.pid, port, url };
 }
 

@@ -34,6 +34,9 @@ test('BMP is stored as PNG with the same pixels', async () => {
   const image = expectUploadJson(res.body, { extension: 'png', mime: 'image/png' });
   expect(image.filename).toMatch(/^scan-[A-Za-z0-9]+\.png$/);
   expect(image.original_filename).toBe('scan.bmp');
+  // Its Media Library entry is named for what is stored.
+  const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });
+  expect([file.name, file.ext, file.mime]).toEqual(['scan.png', '.png', 'image/png']);
   expect([image.width, image.height]).toEqual([321, 123]);
   const stored = await expectServedFiles(app, image);
   const { data, info } = await sharp(stored).raw().toBuffer({ resolveWithObject: true });

@@ -79,6 +79,32 @@ describe('request', () => {
   test('bad base64: 400, 120', async () => {
     expectError(await form({ key: app.key, source: 'this is not base64!' }), 400, 120, /Invalid base64 string/);
   });
+  // Whatever the body's kind: a urlencoded field, a multipart text part (untyped, as curl's -F sends
+  // it), a JSON body; and by GET.
+  const sent = {
+    urlencoded: (source: string) => form({ key: app.key, source }),
+    'multipart text': (source: string) => app.http.post('/api/1/upload').field('key', app.key).field('source', source),
+    JSON: (source: string) => app.http.post('/api/1/upload').set('Content-Type', 'application/json').send({ key: app.key, source }),
+    GET: (source: string) => app.http.get('/api/1/upload').query({ key: app.key, source }),
+  };
+  test.each(Object.keys(sent))('bad base64 in a %s body: 400, 120 (by GET: 130, base64 is POST only)', async (kind) => {
+    for (const text of ['this is not base64!', '@@@@', 'aGVsbG8*d29ybGQ=']) {
+      const res = await sent[kind as keyof typeof sent](text);
+      if (kind === 'GET') expectError(res, 400, 130, /must be done using POST/);
+      else expectError(res, 400, 120, /Invalid base64 string/);
+    }
+  });
+  test.each(Object.keys(sent))('a URL of another scheme, or a mistyped one, in a %s body: 400, 320, nothing fetched', async (kind) => {
+    for (const [text, message] of [
+      ['file:///etc/passwd', /Unsupported URL scheme \(file\)/],
+      ['ftp://127.0.0.1/a.jpg', /Unsupported URL scheme \(ftp\)/],
+      ['javascript:alert(1)', /Unsupported URL scheme \(javascript\)/],
+      ['https:/127.0.0.1/a.jpg', /Invalid URL: it must start with http:\/\/ or https:\/\//],
+      ['HTTP:127.0.0.1/a.jpg', /Invalid URL: it must start with http:\/\/ or https:\/\//],
+    ] as const) {
+      expectError(await sent[kind as keyof typeof sent](text), 400, 320, message);
+    }
+  });
   test('bad format value: 400, 140, as JSON', async () => {
     expectError(await form({ key: app.key, source: b64(small), format: 'xml' }), 400, 140, /Invalid format/);
   });

@@ -27,7 +27,7 @@ test('an app that sets nothing gets every default', () => {
     urlAllowlist: [], corsOrigins: ['*'], minExpiration: 60, maxExpiration: 15_552_000, expirySweepSeconds: 60, sweepAfterMs: 600_000, debrisSweepSeconds: 300,
     maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, maxRequestsPerAddress: null, bodyTimeoutMs: 120_000, bodyIdleTimeoutMs: 10_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
     imageConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
-    keyHashSecret: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
+    keyHashSecret: null, metrics: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
     trustedProxies: [], redisUrl: null, redisTimeoutMs: 250, redisPrefix: 'image-api',
     cacheMaxAgeSeconds: 2_592_000, hotFileCacheBytes: 64_000_000, transformPath: '/img', transformKey: null, transformSalt: null,
     transformPresets: { thumbnail: 'rs:fit:245:156', small: 'w:500', medium: 'w:750', large: 'w:1000', xlarge: 'w:1920' },
@@ -153,5 +153,18 @@ test('sweepAfterMs cannot be set below a minute, but in test suites', () => {
     expect(load({ sweepAfterMs: 0 }).sweepAfterMs).toBe(0);
   } finally {
     process.env.NODE_ENV = saved;
+  }
+});
+
+test('metrics: the token from IMAGE_API_METRICS_TOKEN, at least 16 characters; empty means off', () => {
+  const token = 'a'.repeat(24);
+  process.env.IMAGE_API_METRICS_TOKEN = token;
+  try {
+    expect(load({}).metrics).toBe(token);
+    process.env.IMAGE_API_METRICS_TOKEN = '';
+    expect(load({}).metrics).toBeNull();
+    expect(() => load({ metrics: 'short' })).toThrow(/metrics/);
+  } finally {
+    delete process.env.IMAGE_API_METRICS_TOKEN;
   }
 });

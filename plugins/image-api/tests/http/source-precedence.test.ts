@@ -31,7 +31,7 @@ describe('file part `source`, then file part `image`, then text `source`, then t
   });
   test.each([
     ['http://x/y.png', 'url'], ['HTTPS://x/y.png', 'url'], ['  https://x/y.png\n', 'url'],
-    ['ftp://x/y.png', 'base64'], ['data:image/png;base64,aGk=', 'base64'], ['//x/y.png', 'base64'],
+    ['ftp://x/y.png', 'url'], ['file:///etc/passwd', 'url'], ['data:image/png;base64,aGk=', 'base64'], ['//x/y.png', 'base64'],
   ])('%s is a %s source', (text, kind) => {
     expect(sourceOf({ source: text }, [])?.kind).toBe(kind);
   });

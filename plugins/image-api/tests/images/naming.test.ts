@@ -1,4 +1,4 @@
-import { cleanOriginalFilename, randomId, storedName } from '../../server/src/images/naming';
+import { cleanOriginalFilename, libraryName, randomId, storedName } from '../../server/src/images/naming';
 
 test('randomId: length, alphabet, no repeats over many draws, every character used', () => {
   const ids = Array.from({ length: 5000 }, () => randomId(10));
@@ -39,4 +39,20 @@ test('cleanOriginalFilename drops bidirectional controls (a right-to-left overri
   expect(cleanOriginalFilename('\u2066a\u2067b\u2068c\u2069\u200e\u200f\u061c\u202a\u202b\u202c\u202d.png')).toBe('abc.png');
   // Right-to-left text itself stays.
   expect(cleanOriginalFilename('صورة.png')).toBe('صورة.png');
+});
+
+describe('libraryName', () => {
+  test.each([
+    [null, 'scan.bmp', 'png', 'scan.png'],
+    [null, 'IMG_0001.HEIC', 'jpg', 'IMG_0001.jpg'],
+    [null, 'photo.jpeg', 'jpg', 'photo.jpeg'],
+    [null, 'cat.png', 'png', 'cat.png'],
+    [null, 'no-extension', 'webp', 'no-extension.webp'],
+    ['Holiday', 'a.png', 'png', 'Holiday.png'],
+    ['Release v1.2', 'a.bmp', 'png', 'Release v1.2.png'],
+    ['cat.PNG', 'a.png', 'png', 'cat.PNG'],
+    ['  ', 'scan.bmp', 'png', 'scan.png'],
+  ])('title %p, file %p, stored as %p: %p', (title, original, extension, expected) => {
+    expect(libraryName(title, original, extension)).toBe(expected);
+  });
 });

@@ -1,7 +1,9 @@
 /**
  * Which of what the client sent is the image (docs/api.md, "Parameters"): a file part named `source` first,
  * then a file part `image`, then a text `source`, then a text `image` (the alias imgbb-style clients
- * use). A text value is a URL when it starts with http:// or https://, else base64. Of repeated
+ * use). A text value is a URL when it starts with a scheme (`https:`, `ftp:`, `file:`...; `data:` is
+ * base64's prefix), so one the API does not fetch is refused as a URL (320), not misread as base64;
+ * any other text is base64. Of repeated
  * values of one kind, the first counts; text fields come before text that arrived as a part.
  *
  * The body parsers decide none of this: they hand over text fields and the `source`/`image` parts
@@ -42,11 +44,15 @@ export interface PickedSource {
   field: SourceField;
 }
 
-/** An untyped part whose start reads as a URL or base64 text is text; anything else is the image's bytes. */
-const TEXT_HEAD = /^\s*(https?:\/\/|data:|[A-Za-z0-9+/_=\s-]+$)/i;
-const isText = (part: BodyPart) => part.arrived === 'untyped' && TEXT_HEAD.test(part.bytes.subarray(0, 1024).toString('latin1'));
+/**
+ * An untyped part whose start is printable text (a URL, base64, or a mistyped value) is text; every
+ * image format starts with binary bytes, and such a part is the image's bytes.
+ */
+const TEXT_HEAD = /^[\x20-\x7e\t\r\n]*$/;
+const isText = (part: BodyPart) => part.arrived === 'untyped' && part.bytes.length > 0 && TEXT_HEAD.test(part.bytes.subarray(0, 1024).toString('latin1'));
 
-const isUrl = (value: string) => /^https?:\/\//i.test(value.trim());
+/** `scheme:` at the start (RFC 3986), except base64's `data:` prefix. */
+const isUrl = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value.trim()) && !/^data:/i.test(value.trim());
 
 /** The string values of a field, in order (a field may repeat, or hold something else entirely). */
 function strings(value: unknown): string[] {

@@ -48,12 +48,20 @@ export function cleanOriginalFilename(name: string): string {
   return name.replace(/[\u0000-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim().slice(0, 255);
 }
 
+/** Extensions that name the stored format (`jpg` and `jpeg` are one). */
+const SAME_FORMAT: Record<string, string[]> = { jpg: ['jpg', 'jpeg'] };
+
 /**
- * The file's name in the Media Library, what editors see on its card: the title when one was given
- * (with the stored extension), else the client's file name, else the id with the extension.
+ * The file's name in the Media Library, what editors see on its card: the title when one was given,
+ * else the client's file name, else the id; always with the stored extension, so a BMP stored as
+ * PNG or a HEIC stored as JPEG is named for what it is (`scan.bmp` → `scan.png`).
  */
 export function libraryName(title: string | null, originalFilename: string, extension: string): string {
-  const named = title?.trim();
-  if (!named) return originalFilename;
-  return named.toLowerCase().endsWith(`.${extension}`) ? named : `${named}.${extension}`;
+  const named = title?.trim() || originalFilename;
+  const dot = named.lastIndexOf('.');
+  const own = dot > 0 ? named.slice(dot + 1).toLowerCase() : '';
+  if ((SAME_FORMAT[extension] ?? [extension]).includes(own)) return named;
+  // The client's name's own image extension is replaced; a title's dot is part of the title.
+  const base = !title?.trim() && dot > 0 && /^[a-z0-9]{2,5}$/.test(own) ? named.slice(0, dot) : named;
+  return `${base}.${extension}`;
 }

@@ -46,6 +46,9 @@ export interface FetchedSource {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function parseSourceUrl(text: string, base?: URL): URL {
+  // The client's own URL must be absolute with `//` (`https:/host/a.jpg` is a typo, which the URL
+  // parser would quietly mend); a redirect's Location is resolved against the URL it came from.
+  if (!base && /^https?:(?!\/\/)/i.test(text)) throw errors.urlRefused('Invalid URL: it must start with http:// or https://');
   let url: URL;
   try {
     url = new URL(text, base);
