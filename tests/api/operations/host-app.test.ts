@@ -30,3 +30,18 @@ test('a boot without IMAGE_API_KEY_SECRET says so, and what it means; with it, n
   expect(await boot('')).toContain('IMAGE_API_KEY_SECRET (keyHashSecret) is not set, so API keys are hashed with API_TOKEN_SALT');
   expect(await boot('a-secret-of-our-own')).not.toContain('IMAGE_API_KEY_SECRET');
 }, 120_000);
+
+test('in development, the boot log says where the API and its docs are and how to issue a key; in production it does not', async () => {
+  const boot = async (environment: string) => {
+    const db = await createScratchDb();
+    const child = await startChildApp({ ...process.env, ...db.env, LOG_LEVEL: 'info', NODE_ENV: environment, PUBLIC_URL: 'http://localhost:1337' });
+    const output = child.output();
+    await child.stop();
+    await db.drop();
+    return output;
+  };
+  const development = await boot('development');
+  expect(development).toContain("image-api: uploads at http://localhost:1337/api/1/upload, the API's docs at http://localhost:1337/api/1/docs.");
+  expect(development).toContain('npx strapi-image-api keys create --name "My laptop"');
+  expect(await boot('production')).not.toContain('npx strapi-image-api keys create');
+}, 120_000);

@@ -45,6 +45,14 @@ async function setUp(strapi: Core.Strapi) {
   getService(strapi, 'renditions').start();
   // Images stored before placeholders existed get theirs in the background (services/storage/placeholders.ts).
   getService(strapi, 'placeholders').start();
+  if (strapi.config.get('environment') === 'development') {
+    // What a newcomer running `npm run develop` needs next: where the API and its docs are, and how to get a key.
+    const base = getService(strapi, 'public-url').base();
+    strapi.log.info(
+      `image-api: uploads at ${base}/api/1/upload, the API's docs at ${base}/api/1/docs. Issue a key in the admin panel ` +
+        '(Content Manager > API key) or with: npx strapi-image-api keys create --name "My laptop"'
+    );
+  }
   const { transformPath, transformKey } = getConfig(strapi);
   if (transformPath !== null && !transformKey) {
     strapi.log.warn(
