@@ -79,9 +79,30 @@ test('issue a key in the panel, upload with it, find the image, revoke the key',
   await panel.waitFor();
   await page.waitForFunction(() => !document.querySelector('[data-testid="image-api-key"]')?.textContent?.includes('…'));
   await shot('key-panel');
+  // Actions ask in Strapi's own dialog: a browser dialog (confirm()) would be counted here.
+  let browserDialogs = 0;
+  page.on('dialog', (dialog) => {
+    browserDialogs += 1;
+    void dialog.dismiss();
+  });
+  await page.getByRole('button', { name: 'Copy' }).click();
+  const issued = await page.evaluate(() => navigator.clipboard.readText());
+  expect(issued).toMatch(/^img_[A-Za-z0-9]{32}$/);
+
+  // 3a. Regenerate: asked in Strapi's dialog, then the new key is shown; the old one stops working.
+  await page.getByRole('button', { name: 'Regenerate' }).click();
+  const confirm = page.getByRole('alertdialog');
+  await confirm.getByText('Regenerate the key?').waitFor();
+  await expect(confirm.textContent()).resolves.toContain('The current one stops working at once.');
+  await confirm.getByRole('button', { name: 'Confirm' }).click();
+  await page.getByText('New key issued').first().waitFor();
   await page.getByRole('button', { name: 'Copy' }).click();
   const key = await page.evaluate(() => navigator.clipboard.readText());
   expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
+  expect(key).not.toBe(issued);
+  expect(browserDialogs).toBe(0);
+  const old = await request(app.url).post('/api/1/upload').set('X-API-Key', issued).attach('source', await png(16, 16), 'old-key.png');
+  expect(old.status).toBe(401);
   expect(await panel.textContent()).toContain(key.slice(0, 8));
   expect(await panel.textContent()).not.toContain(key);
 
@@ -95,6 +116,15 @@ test('issue a key in the panel, upload with it, find the image, revoke the key',
   const api = request(app.url);
   const uploaded = await api.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(320, 200), 'browser-test.png');
   expect(uploaded.status).toBe(200);
+
+  // 4b. The Image API page: its own menu icon (not the Media Library's); nothing viewed yet, so
+  // "Most viewed" says so instead of listing unseen images.
+  await page.goto(`${app.url}/admin`);
+  const iconOf = (name: string) => page.getByRole('link', { name }).first().locator('svg').first().innerHTML();
+  expect(await iconOf('Image API')).not.toBe(await iconOf('Media Library'));
+  await page.getByRole('link', { name: 'Image API' }).first().click();
+  await expect(page.getByTestId('image-api-top-viewed-empty').textContent()).resolves.toContain('No image has been viewed yet');
+  await expect(page.getByTestId('image-api-recent').getByTestId('image-api-image-card').count()).resolves.toBe(1);
 
   // 5. The image in the Media Library, in the "API uploads" folder.
   await page.goto(`${app.url}/admin/plugins/upload`);
@@ -179,7 +209,6 @@ test('the Image API page as an admin: totals, chart, most viewed, recent uploads
   for (let i = 0; i < 5; i++) await api.get(new URL(uploaded[0].url_viewer).pathname);
   await api.get(new URL(uploaded[1].url_viewer).pathname);
 
-  page.on('dialog', (dialog) => dialog.accept());
   await page.goto(`${app.url}/admin`);
   await page.getByRole('link', { name: 'Image API' }).first().click();
   await page.getByTestId('image-api-usage-chart').first().waitFor();
@@ -205,8 +234,11 @@ test('the Image API page as an admin: totals, chart, most viewed, recent uploads
   await page.getByTestId('image-api-key-detail').getByRole('button', { name: 'ShareX (.sxcu)' }).waitFor();
   await fullShot(page, 'usage-page');
 
-  // Delete the latest upload from the grid.
+  // Delete the latest upload from the grid, once confirmed in Strapi's dialog.
   await recent.first().getByRole('button', { name: 'Delete' }).click();
+  const confirm = page.getByRole('alertdialog');
+  await expect(confirm.textContent()).resolves.toContain('Delete "Release banner"? Its files and record go for good.');
+  await confirm.getByRole('button', { name: 'Confirm' }).click();
   await page.getByText('Image deleted').first().waitFor();
   await page.waitForFunction(() => document.querySelector('[data-testid="image-api-total-images"]')?.textContent === '4');
   await expect(recent.count()).resolves.toBe(4);
@@ -279,4 +311,16 @@ test("an image record's panel: preset URLs and an <img srcset> whose every URL a
   await page.getByRole('button', { name: 'Copy <img srcset>' }).click();
   await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(snippet);
   await shot('image-serving-panel');
+
+  // The list of API images: no "Create new entry" (uploads make them), and an untitled image is
+  // named by its file name, as in the Media Library.
+  const untitled = await api.post('/api/1/upload').set('X-API-Key', key).attach('source', await png(300, 200), 'untitled-upload.png');
+  expect(untitled.status).toBe(200);
+  await page.goto(`${app.url}/admin/content-manager/collection-types/plugin::image-api.image`);
+  await page.getByText('untitled-upload.png').first().waitFor();
+  await page.getByText('Wide shot').first().waitFor();
+  await expect(page.getByRole('link', { name: /Create new entry/ }).count()).resolves.toBe(0);
+  await expect(page.getByRole('button', { name: /Create new entry/ }).count()).resolves.toBe(0);
+  await page.getByText('untitled-upload.png').first().click();
+  await page.getByRole('heading', { name: 'untitled-upload.png' }).waitFor();
 });

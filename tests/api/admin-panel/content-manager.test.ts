@@ -75,7 +75,9 @@ test("the key list shows the columns that matter, under human headings; the edit
 
 test('the image list shows the thumbnail, title, id, key, views and expiry; the EXIF editor is left out', async () => {
   const configuration = await configurationOf(IMAGE_UID);
-  expect(configuration.layouts.list).toEqual(['file', 'title', 'id_encoded', 'api_key', 'views', 'expires_at', 'createdAt']);
+  expect(configuration.layouts.list).toEqual(['file', 'label', 'id_encoded', 'api_key', 'views', 'expires_at', 'createdAt']);
+  expect(configuration.settings.mainField).toBe('label');
+  expect(configuration.metadatas.label.list.label).toBe('Title or file name');
   expect(configuration.metadatas.api_key.list.label).toBe('Key');
   expect(configuration.metadatas.api_key.edit.mainField).toBe('name');
   expect(editFieldsOf(configuration)).not.toContain('original_exifdata');
@@ -152,11 +154,51 @@ test('editors may change a title, description, NSFW flag and expiry; the upload\
   expect((await app.http.get(app.pathOf(image.url_viewer))).status).toBe(200);
 });
 
-test('an API image cannot be made by hand (it would be a record without a file)', async () => {
+test('an entry is named by its title, else the client\'s file name: in the Content Manager and on the home page', async () => {
+  const untitled = await upload();
+  const row = await app.strapi.db.query(IMAGE_UID).findOne({ where: { id_encoded: untitled.id_encoded } });
+  const cm = `/content-manager/collection-types/${IMAGE_UID}`;
+  expect((await app.http.get(`${cm}/${row.documentId}`).set(auth)).body.data.label).toBe('a.png');
+  const recent = async () => {
+    const res = await app.http.get('/content-manager/homepage/recent-documents').query({ action: 'update' }).set(auth);
+    expect(res.status).toBe(200);
+    return res.body.data.find((entry: { documentId: string }) => entry.documentId === row.documentId);
+  };
+  expect((await recent())?.title).toBe('a.png');
+  // A title given in the Content Manager names it; emptied, the file name does again; the label
+  // itself is not the editor's to set.
+  expect((await app.http.put(`${cm}/${row.documentId}`).set(auth).send({ title: 'Harbour', label: 'forged' })).status).toBe(200);
+  expect((await app.http.get(`${cm}/${row.documentId}`).set(auth)).body.data.label).toBe('Harbour');
+  expect((await recent())?.title).toBe('Harbour');
+  expect((await app.http.put(`${cm}/${row.documentId}`).set(auth).send({ title: '' })).status).toBe(200);
+  expect((await app.http.get(`${cm}/${row.documentId}`).set(auth)).body.data.label).toBe('a.png');
+  // Uploaded with a title: named by it.
+  const titled = await upload({ title: 'Quay' });
+  expect((await app.strapi.db.query(IMAGE_UID).findOne({ where: { id_encoded: titled.id_encoded } })).label).toBe('Quay');
+});
+
+test('images stored before labels existed are named once, at boot', async () => {
+  const [titled, untitled] = [await upload({ title: 'Old title' }), await upload()];
+  await app.strapi.db.connection('image_api_images').whereIn('id_encoded', [titled.id_encoded, untitled.id_encoded]).update({ label: null });
+  await app.strapi.store({ type: 'plugin', name: 'image-api', key: 'labels-filled' }).delete({});
+  const images = app.strapi.plugin('image-api').service('images');
+  expect(await images.fillLabels()).toBe(2);
+  const labels = await app.strapi.db.connection('image_api_images').whereIn('id_encoded', [titled.id_encoded, untitled.id_encoded]).orderBy('id').pluck('label');
+  expect(labels).toEqual(['Old title', 'a.png']);
+  expect(await images.fillLabels()).toBe(0);
+});
+
+test('an API image cannot be made by hand: no role holds "Create" on them (no button, no Duplicate), and the server refuses it anyway', async () => {
   const before = await app.strapi.db.query(IMAGE_UID).count();
   const res = await app.http.post(`/content-manager/collection-types/${IMAGE_UID}`).set(auth).send({ title: 'hand-made', id_encoded: 'Hand1', name: 'hand', md5: 'x' });
-  expect(res.status).toBe(400);
-  expect(res.body.error.message).toMatch(/made by uploads through the API/);
+  expect(res.status).toBe(403);
+  // The Super Admin's own permissions, as the panel reads them to show "Create new entry".
+  const mine = await app.http.get('/admin/users/me/permissions').set(auth);
+  const onImages = mine.body.data.filter((permission: { subject: string }) => permission.subject === IMAGE_UID).map((permission: { action: string }) => permission.action);
+  expect(onImages).toEqual(expect.arrayContaining(['plugin::content-manager.explorer.read', 'plugin::content-manager.explorer.update', 'plugin::content-manager.explorer.delete']));
+  expect(onImages).not.toContain('plugin::content-manager.explorer.create');
+  // Code going through the document service meets the plugin's own refusal.
+  await expect(app.strapi.documents(IMAGE_UID).create({ data: { title: 'hand-made' } } as never)).rejects.toThrow(/made by uploads through the API/);
   expect(await app.strapi.db.query(IMAGE_UID).count()).toBe(before);
 });
 

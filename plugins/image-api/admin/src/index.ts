@@ -4,7 +4,7 @@
  * regenerate, client configurations), the panel of an image record's preset URLs and `<img srcset>`, and no "Set up preview" box on the plugin's entries. Keys and
  * images themselves are edited in the Content Manager, with the views the server sets up.
  */
-import { Images } from '@strapi/icons';
+import { CloudUpload } from '@strapi/icons';
 import { ApiKeyPanel } from './components/ApiKeyPanel';
 import { ServingPanel } from './components/ServingPanel';
 import { withoutPreviewOnOwnTypes } from './components/hidePreviewPanel';
@@ -25,7 +25,7 @@ export default {
   register(app: AdminApp) {
     app.addMenuLink({
       to: `plugins/${PLUGIN_ID}`,
-      icon: Images,
+      icon: CloudUpload,
       intlLabel: { id: getTranslation('menu.label'), defaultMessage: en['menu.label'] },
       permissions: [{ action: ACTIONS.usageRead, subject: null }],
       Component: () => import('./pages/UsagePage'),

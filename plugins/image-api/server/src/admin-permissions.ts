@@ -10,7 +10,7 @@
  * entries, once (as Strapi itself does for Users & Permissions users). An admin may give them back.
  */
 import type { Core } from '@strapi/strapi';
-import { ACTIONS, API_KEY_UID, PLUGIN_ID } from './constants';
+import { ACTIONS, API_KEY_UID, IMAGE_UID, PLUGIN_ID } from './constants';
 
 const DEFINITIONS = [
   { uid: 'usage.read', displayName: 'See usage and recent images' },
@@ -56,6 +56,23 @@ export async function withdrawKeyEntriesFromDefaultRoles(strapi: Core.Strapi): P
     await strapi.service('admin::permission').deleteByIds(held.map((permission: { id: number }) => permission.id));
   }
   await store.set({ value: { done: true } });
+}
+
+/**
+ * API images are made by uploads only: an entry made in the Content Manager has no file and could
+ * never be saved. The Content Manager's "Create" action is registered without them (its bootstrap
+ * comes after this plugin's register), so no role, Super Admin included, holds it, and the Content
+ * Manager offers neither "Create new entry" nor "Duplicate" for them.
+ */
+export function withholdCreateOnImages(strapi: Core.Strapi): void {
+  const provider = strapi.service('admin::permission').actionProvider as {
+    hooks: { willRegister: { register(handler: (event: { key: string; value: { subjects?: string[] | null } }) => void): void } };
+  };
+  provider.hooks.willRegister.register(({ key, value }) => {
+    if (key === 'plugin::content-manager.explorer.create' && Array.isArray(value.subjects)) {
+      value.subjects = value.subjects.filter((subject) => subject !== IMAGE_UID);
+    }
+  });
 }
 
 export async function registerPermissions(strapi: Core.Strapi): Promise<void> {

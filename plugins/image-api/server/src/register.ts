@@ -13,6 +13,7 @@ import { imgbbRoutes } from './routes/imgbb';
 import { pageRoutes } from './routes/pages';
 import { protectFields } from './content-types/field-protection';
 import { deleteImagesWhole } from './content-types/image/document-deletion';
+import { withholdCreateOnImages } from './admin-permissions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Held until the end of the plugin's bootstrap: instances booting at once set the schema up in turn.
@@ -45,6 +46,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   // The viewer page, the delete link and the imgbb dialect's upload path live outside the /api prefix.
+  withholdCreateOnImages(strapi);
   strapi.server.routes(pageRoutes(strapi));
   strapi.server.routes(imgbbRoutes(strapi));
 

@@ -10,6 +10,7 @@ import { API_KEY_UID } from '../../../shared/identity';
 import { useImageApi } from '../api';
 import { useClientConfigDownload, useClientFiles } from '../hooks/useClientConfigDownload';
 import { useMessage } from '../hooks/useMessage';
+import { ConfirmButton } from './ConfirmButton';
 import { atQuota, holdingParts, type KeyHolding } from '../../../shared/contracts/usage';
 
 interface PanelProps {
@@ -46,7 +47,6 @@ function KeyReveal({ documentId }: { documentId: string }) {
   }, [key, t, toggleNotification]);
 
   const regenerate = useCallback(async () => {
-    if (!window.confirm(t('key-panel.regenerate.confirm'))) return;
     setKey(await api.regenerateKey(documentId));
     setShown(true);
     toggleNotification({ type: 'success', message: t('key-panel.regenerated') });
@@ -72,9 +72,9 @@ function KeyReveal({ documentId }: { documentId: string }) {
         <Button onClick={copy} disabled={!key}>
           {t('key-panel.copy')}
         </Button>
-        <Button variant="danger-light" onClick={regenerate} disabled={!key}>
+        <ConfirmButton title={t('key-panel.regenerate.title')} question={t('key-panel.regenerate.confirm')} onConfirm={regenerate} disabled={!key}>
           {t('key-panel.regenerate')}
-        </Button>
+        </ConfirmButton>
       </Flex>
       <Typography variant="pi" textColor="neutral600">
         {t('key-panel.hint')}

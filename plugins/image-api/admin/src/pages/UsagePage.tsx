@@ -13,7 +13,6 @@ import { ImageGrid } from '../components/usage/ImageGrid';
 import { KeysTable } from '../components/usage/KeysTable';
 import { StatCards } from '../components/usage/StatCards';
 import { UsageChart } from '../components/usage/UsageChart';
-import { imageLabel } from '../components/usage/labels';
 import { useMessage } from '../hooks/useMessage';
 
 function UsagePage() {
@@ -40,7 +39,6 @@ function UsagePage() {
 
   const remove = useCallback(
     async (image: ImageCard) => {
-      if (!window.confirm(t('usage.delete.confirm', { label: imageLabel(image) }))) return;
       try {
         await api.deleteImage(image.idEncoded);
         // Reloaded first: the notification comes with the page already showing the image gone.
@@ -80,11 +78,18 @@ function UsagePage() {
           <Box background="neutral0" hasRadius shadow="tableShadow" padding={5}>
             <UsageChart days={overview.days} label={t('usage.chart', { days })} />
           </Box>
-          <ImageGrid images={overview.topViewed} serving={overview.serving} label={t('usage.top-viewed')} testId="image-api-top-viewed" />
+          <ImageGrid
+            images={overview.topViewed}
+            serving={overview.serving}
+            label={t('usage.top-viewed')}
+            empty={t('usage.top-viewed.none')}
+            testId="image-api-top-viewed"
+          />
           <ImageGrid
             serving={overview.serving}
             images={overview.recent}
             label={t('usage.recent')}
+            empty={t('images.none')}
             testId="image-api-recent"
             onDelete={permissions.deleteImages ? remove : undefined}
           />

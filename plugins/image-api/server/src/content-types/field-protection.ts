@@ -35,7 +35,7 @@ export const SERVER_KEPT_FIELDS: Record<string, string[]> = {
   // Editors may change an image's title, description, NSFW flag and expiry; the rest is the upload's.
   [IMAGE_UID]: [
     'id_encoded', 'name', 'md5', 'views', 'original_filename', 'original_exifdata', 'file', 'api_key', 'owner', 'owner_user',
-    'album', 'delete_hash', 'expiry_claim', 'expiry_claimed_at', 'placeholder', 'dominant_color', 'source_digest', 'answer',
+    'album', 'delete_hash', 'expiry_claim', 'expiry_claimed_at', 'placeholder', 'dominant_color', 'source_digest', 'answer', 'label',
   ],
 };
 
@@ -49,6 +49,13 @@ function keepServerFields(strapi: Core.Strapi): void {
     if (context.action === 'create' || context.action === 'update') {
       const data = (context.params as { data?: Record<string, unknown> } | undefined)?.data;
       if (data) for (const field of kept) delete data[field];
+      // A new title names the entry; an emptied one gives the name back to the client's file name.
+      const documentId = (context.params as { documentId?: string } | undefined)?.documentId;
+      if (context.uid === IMAGE_UID && data && 'title' in data && documentId) {
+        const title = typeof data.title === 'string' ? data.title.trim() : '';
+        const record = title ? null : await strapi.db.query(IMAGE_UID).findOne({ where: { documentId }, select: ['original_filename'] });
+        data.label = title || record?.original_filename || null;
+      }
     }
     return next();
   });

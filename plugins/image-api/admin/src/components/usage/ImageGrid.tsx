@@ -6,16 +6,20 @@ import { useCopy } from '../../hooks/useCopy';
 import { useMessage } from '../../hooks/useMessage';
 import { formatDate, imageLabel } from './labels';
 import { placeholderStyle } from './placeholder-style';
+import { ConfirmButton } from '../ConfirmButton';
 
 interface Props {
   images: ImageCard[];
   serving: ServingAnswer;
   label: string;
-  onDelete?: (image: ImageCard) => void;
+  /** What the section says when it has no image. */
+  empty: string;
+  /** Deletes the image, once the admin confirmed it. */
+  onDelete?: (image: ImageCard) => Promise<void>;
   testId: string;
 }
 
-export function ImageGrid({ images, serving, label, onDelete, testId }: Props) {
+export function ImageGrid({ images, serving, label, empty, onDelete, testId }: Props) {
   const t = useMessage();
   const copy = useCopy();
   const snippetOf = (image: ImageCard) => (image.url && image.width ? srcsetSnippet(serving, { url: image.url, width: image.width, alt: imageLabel(image) }) : null);
@@ -25,8 +29,8 @@ export function ImageGrid({ images, serving, label, onDelete, testId }: Props) {
         {label}
       </Typography>
       {images.length === 0 ? (
-        <Box paddingTop={3}>
-          <Typography textColor="neutral600">{t('images.none')}</Typography>
+        <Box paddingTop={3} data-testid={`${testId}-empty`}>
+          <Typography textColor="neutral600">{empty}</Typography>
         </Box>
       ) : (
         <Grid.Root gap={4} paddingTop={3} data-testid={testId}>
@@ -66,9 +70,14 @@ export function ImageGrid({ images, serving, label, onDelete, testId }: Props) {
                       </Button>
                     ) : null}
                     {onDelete ? (
-                      <Button variant="danger-light" size="S" onClick={() => onDelete(image)}>
+                      <ConfirmButton
+                        size="S"
+                        title={t('usage.delete.title')}
+                        question={t('usage.delete.confirm', { label: imageLabel(image) })}
+                        onConfirm={() => onDelete(image)}
+                      >
                         {t('images.delete')}
-                      </Button>
+                      </ConfirmButton>
                     ) : null}
                   </Flex>
                 </Flex>

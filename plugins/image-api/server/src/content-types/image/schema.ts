@@ -18,6 +18,10 @@ export default {
     // The stored base name, equal to the upload file's `hash`: the link back from the Media Library.
     name: { type: 'string', required: true, unique: true },
     title: { type: 'string' },
+    // What the Content Manager and the admin's home page name the entry by (its main field): the
+    // title, else the client's file name, as the Media Library names files. Kept by the server
+    // (content-types/field-protection.ts keeps it in step with the title).
+    label: { type: 'string', maxLength: 255, writable: false, configurable: false },
     description: { type: 'text' },
     md5: { type: 'string', required: true, maxLength: 32 },
     views: { type: 'biginteger', default: '0', required: true },

@@ -12,7 +12,7 @@ import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID, PLUGIN_ID } from '../../constants';
 
 /** Bump when the tables below change: apps that have the previous version get the new one at boot. */
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 interface FieldView {
   label: string;
@@ -106,10 +106,11 @@ export const VIEWS: Record<string, TypeView> = {
     ],
   },
   [IMAGE_UID]: {
-    settings: { mainField: 'title', defaultSortBy: 'createdAt', defaultSortOrder: 'DESC', pageSize: 20 },
+    settings: { mainField: 'label', defaultSortBy: 'createdAt', defaultSortOrder: 'DESC', pageSize: 20 },
     fields: {
       file: { label: 'Image', readOnly: true, description: 'The stored original, in the Media Library.' },
       title: { label: 'Title' },
+      label: { label: 'Name', column: 'Title or file name', readOnly: true, description: 'The title, else the client\'s file name; set by the server.' },
       description: { label: 'Description' },
       nsfw: { label: 'Not safe for work' },
       expires_at: { label: 'Expires', description: 'From then on the image is no longer served, and it is deleted. Empty: never.' },
@@ -127,7 +128,7 @@ export const VIEWS: Record<string, TypeView> = {
       placeholder: { label: 'Placeholder', readOnly: true, description: 'ThumbHash of the image (base64): what a page paints before it arrives.' },
       dominant_color: { label: 'Dominant colour', readOnly: true, description: '#rrggbb; set by the server.' },
     },
-    list: ['file', 'title', 'id_encoded', 'api_key', 'views', 'expires_at', 'createdAt'],
+    list: ['file', 'label', 'id_encoded', 'api_key', 'views', 'expires_at', 'createdAt'],
     edit: [
       [['file', 6], ['title', 6]],
       [['description', 6], ['nsfw', 4]],

@@ -46,9 +46,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     });
   }
 
-  async function images(orderBy: Record<string, 'desc'>, limit: number, withKeys: boolean, now: Date): Promise<ImageCard[]> {
+  async function images(orderBy: Record<string, 'desc'>, limit: number, withKeys: boolean, now: Date, where: Record<string, unknown> = {}): Promise<ImageCard[]> {
     const records = await strapi.db.query(IMAGE_UID).findMany({
-      where: { $or: [{ expires_at: null }, { expires_at: { $gt: now } }] },
+      where: { $or: [{ expires_at: null }, { expires_at: { $gt: now } }], ...where },
       orderBy,
       limit,
       select: ['id', 'documentId', 'id_encoded', 'title', 'original_filename', 'views', 'createdAt', 'expires_at', 'placeholder', 'dominant_color'],
@@ -91,7 +91,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           uploadsInWindow: sum('uploads'),
           viewsInWindow: sum('views'),
         },
-        topViewed: await images({ views: 'desc' }, 8, withKeys, now),
+        // Only images seen at least once: with none, the page says so rather than listing unseen ones.
+        topViewed: await images({ views: 'desc' }, 8, withKeys, now, { views: { $gt: 0 } }),
         recent: await images({ createdAt: 'desc' }, 24, withKeys, now),
       };
     },

@@ -6,7 +6,7 @@
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
-import { IMAGE_UID } from '../../constants';
+import { IMAGE_UID, PLUGIN_ID } from '../../constants';
 import type { RemovableImage } from './image-removal';
 import type { JournalledFile } from './journal';
 import { createRowWriter } from '../../database/sql-rows';
@@ -162,6 +162,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         populate: { file: { select: FILE_FIELDS }, api_key: { select: ['id'] } },
       });
       return records.map(asRemovable);
+    },
+
+    /**
+     * Names the images stored before they had a label (the Content Manager's main field): title,
+     * else the client's file name. One statement, once per database (a flag in the plugin store).
+     */
+    async fillLabels(): Promise<number> {
+      const flag = strapi.store({ type: 'plugin', name: PLUGIN_ID, key: 'labels-filled' });
+      if (await flag.get({})) return 0;
+      const [label, title, filename] = [column('label'), column('title'), column('original_filename')];
+      const knex = strapi.db.connection;
+      const filled = await knex(table())
+        .whereNull(label)
+        .update({ [label]: knex.raw(`coalesce(nullif(trim(??), ''), ??)`, [title, filename]) });
+      await flag.set({ value: { done: true } });
+      return Number(filled);
     },
 
     /** Deletes the records of a Media Library file that was deleted (matched by its hash), with their links. */

@@ -293,6 +293,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                   id_encoded: upload.idEncoded,
                   name: upload.name,
                   title: upload.title,
+                  label: upload.title?.trim() || upload.originalFilename,
                   description: upload.description,
                   md5: upload.md5,
                   views: 0,
