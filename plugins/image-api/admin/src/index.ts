@@ -10,10 +10,12 @@ import { ServingPanel } from './components/ServingPanel';
 import { withoutPreviewOnOwnTypes } from './components/hidePreviewPanel';
 import { ACTIONS, PLUGIN_ID } from '../../shared/identity';
 import en from './translations/en.json';
+import fr from './translations/fr.json';
+import zhHans from './translations/zh-Hans.json';
 import { getTranslation } from './utils/getTranslation';
 
 /** The plugin's strings by admin locale; a locale without a file falls back to English (hooks/useMessage.ts). */
-const TRANSLATIONS: Record<string, Record<string, string>> = { en };
+const TRANSLATIONS: Record<string, Record<string, string>> = { en, fr, 'zh-Hans': zhHans };
 
 interface AdminApp {
   registerPlugin(plugin: { id: string; name: string }): void;
