@@ -1,9 +1,10 @@
 /**
- * The README's curl examples ("Try it with curl"), run as written by bash and the real curl against
- * a running app, with a photo over the size where base64 on the command line used to fail
- * ("Argument list too long", about 96 KB). Only the host differs; the URL-source example, which
- * names a host on the internet, is left out (tests send traffic to loopback only), and the album
- * example gets the key's own folder for its id.
+ * The README's "Try it with curl", run top to bottom as written by bash and the real curl against a
+ * running app, in a fresh folder: the photo it makes (over the size where base64 on the command line
+ * used to fail, "Argument list too long", about 96 KB), every upload, the album it looks up, both
+ * deletions. Only the host differs; the key comes from the test (the key CLI has its own test), and
+ * the URL-source example, which names a host on the internet, is left out (tests send traffic to
+ * loopback only).
  */
 import { execFile } from 'child_process';
 import fs from 'fs';
@@ -11,8 +12,7 @@ import os from 'os';
 import path from 'path';
 import { promisify } from 'util';
 import type { AddressInfo } from 'net';
-import { startApp, APP_DIR, type TestApp } from '../../helpers/app';
-import { jpeg } from '../../helpers/fixtures';
+import { startApp, APP_DIR, PUBLIC_URL, type TestApp } from '../../helpers/app';
 
 const run = promisify(execFile);
 let app: TestApp;
@@ -26,41 +26,65 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(app.strapi.server.httpServer.address() as AddressInfo).port}`;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-readme-'));
-  const photo = await jpeg(1600, 1200, 95);
-  expect(photo.length).toBeGreaterThan(100_000);
-  fs.writeFileSync(path.join(dir, 'cat.jpg'), photo);
+  // The answers' links name the app's public address (PUBLIC_URL, img.test:1337): curl is told, by a
+  // .curlrc of the test's own, that this is where it is.
+  const { hostname, port } = new URL(PUBLIC_URL);
+  fs.writeFileSync(path.join(dir, '.curlrc'), `connect-to = "${hostname}:${port}:127.0.0.1:${new URL(base).port}"\n`);
 });
 afterAll(async () => {
   await app?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** The README's upload examples: each comment line and the command after it, up to a blank line. */
+/** The section's shell blocks, as groups: comment lines and the commands after them, up to a blank line. */
 function examples(): Array<{ comment: string; script: string }> {
   const readme = fs.readFileSync(path.join(APP_DIR, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Try it with curl'));
-  const block = section.slice(section.indexOf('Each source, each format')).split('```sh\n')[1].split('```')[0];
-  return block
-    .trim()
-    .split(/\n\s*\n/)
+  const section = readme.slice(readme.indexOf('## Try it with curl'), readme.indexOf('## Documentation'));
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]);
+  return blocks
+    .flatMap((block) => block.trim().split(/\n\s*\n/))
     .map((group) => {
       const lines = group.split('\n');
       return { comment: lines.filter((l) => l.startsWith('#')).join(' '), script: lines.filter((l) => !l.startsWith('#')).join('\n') };
     });
 }
 
-test('every upload example works as written, a photo over 100 KB included', async () => {
-  const all = examples();
-  // The album example names folder 7: here, the key's own folder.
-  const album = (await app.http.get('/api/1/albums').query({ key })).body.albums[0].id;
-  expect(all.length).toBeGreaterThanOrEqual(5);
-  for (const { comment, script } of all) {
-    if (script.includes('example.com')) continue;
-    const { stdout } = await run('bash', ['-c', script.replaceAll('http://localhost:1337', base).replace('album_id=7', `album_id=${album}`)], { cwd: dir, env: { ...process.env, KEY: key } });
-    const answer = stdout.trim();
+test('the section runs top to bottom as written: a photo over 100 KB, every upload, an album, both deletions', async () => {
+  const groups = examples().filter(({ script }) => !script.includes('example.com'));
+  expect(groups.length).toBeGreaterThanOrEqual(8);
+  // One shell, so what a command sets ($ALBUM) is there for the next; each group's output is marked.
+  const marker = (i: number) => `@@@ ${i} @@@`;
+  const script = [
+    'set -euo pipefail',
+    ...groups.map(({ script }, i) => `echo '${marker(i)}'\n${script.split('\n').filter((line) => !line.startsWith('KEY=$(')).join('\n')}`),
+  ]
+    .join('\n')
+    .replaceAll('http://localhost:1337', base);
+  const { stdout } = await run('bash', ['-c', script], {
+    cwd: dir,
+    // The photo is made with this repository's sharp, as it is when run from the repository's folder.
+    env: { ...process.env, KEY: key, NODE_PATH: path.join(APP_DIR, 'node_modules'), CURL_HOME: dir },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  expect(fs.statSync(path.join(dir, 'cat.jpg')).size).toBeGreaterThan(100_000);
+  const outputs = groups.map((_, i) => stdout.split(marker(i))[1].split('@@@')[0].trim());
+  const checked = new Set<string>();
+  groups.forEach(({ comment, script }, i) => {
+    const answer = outputs[i];
+    const json = () => JSON.parse(answer);
     if (/-d format=txt/.test(script)) expect([comment, answer]).toEqual([comment, expect.stringMatching(/^http:\/\/img\.test:1337\/uploads\/.+\.jpg$/)]);
-    else expect([comment, JSON.parse(answer).status_code]).toEqual([comment, 200]);
-    if (script.includes('width=800')) expect(JSON.parse(answer).image.width).toBe(800);
-    if (script.includes('"title":"Cat"')) expect(JSON.parse(answer).image.title).toBe('Cat');
+    else if (script.includes('width=800')) expect([comment, json().image.width, json().image.expiration_date_gmt]).toEqual([comment, 800, expect.any(String)]);
+    else if (script.includes('"title":"Cat"')) expect([comment, json().image.title]).toEqual([comment, 'Cat']);
+    else if (script.startsWith('curl -X DELETE') || script.includes('/api/1/delete')) expect([comment, json()]).toMatchObject([comment, { status_code: 200, success: { message: 'image deleted' } }]);
+    else if (script.startsWith('curl "') && script.includes('/api/1/albums')) expect([comment, json().albums[0].id]).toEqual([comment, expect.any(Number)]);
+    else if (script.startsWith('curl -F')) expect([comment, json().status_code]).toEqual([comment, 200]);
+    else return;
+    checked.add(comment);
+  });
+  expect(checked.size).toBe(7);
+  // The album upload went to the album the section looked up; both deleted images are gone.
+  for (const name of ['first.json', 'second.json']) {
+    const image = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')).image;
+    expect((await app.http.get(app.pathOf(image.url_viewer))).status).toBe(404);
   }
 });
