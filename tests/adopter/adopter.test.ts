@@ -37,8 +37,11 @@ const ENV = {
   npm_config_fund: 'false',
   npm_config_update_notifier: 'false',
   STRAPI_TELEMETRY_DISABLED: 'true',
-  // On another Node line (.ci/node-line), native modules build against that line's headers.
-  ...(process.env.npm_config_nodedir ? { npm_config_nodedir: process.env.npm_config_nodedir } : {}),
+  // How this machine reaches the registry (its CA), and, on another Node line (.ci/node-line), npm's
+  // global config kept and native modules built against that line's headers.
+  ...Object.fromEntries(
+    ['NODE_EXTRA_CA_CERTS', 'npm_config_globalconfig', 'npm_config_nodedir'].filter((name) => process.env[name]).map((name) => [name, process.env[name]])
+  ),
 };
 
 let url: string;
