@@ -161,6 +161,22 @@ async function asAdmin() {
   return { api, auth };
 }
 
+test('a refused key save keeps what the admin typed and marks every wrong field', async () => {
+  await page.goto(`${app.url}/admin/content-manager/collection-types/plugin::image-api.api-key/create`);
+  const field = (name: string) => page.locator(`input[name="${name}"], textarea[name="${name}"]`);
+  await field('name').fill('Typo key');
+  await field('description').fill('typed before the refusal');
+  await field('rate_limit').fill('5/week');
+  await field('default_expiration').fill('soon');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText(/^Rate limit: /).first().waitFor();
+  await page.getByText(/^Default expiration: /).first().waitFor();
+  await expect(field('name').inputValue()).resolves.toBe('Typo key');
+  await expect(field('description').inputValue()).resolves.toBe('typed before the refusal');
+  await expect(field('rate_limit').inputValue()).resolves.toBe('5/week');
+  expect(page.url()).toMatch(/\/create/);
+});
+
 test("a key's edit view: human labels, server fields read-only, no preview box", async () => {
   const { api, auth } = await asAdmin();
   const created = await api

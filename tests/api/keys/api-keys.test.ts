@@ -202,6 +202,16 @@ describe("a key's rate limit: one grammar, checked when the entry is saved", () 
     else expect(answer.headers['x-ratelimit-limit']).toBe(spec.includes('second') ? '2' : '5');
   });
 
+  test('every wrong field of the plugin\'s own grammars is named at once, each on its field, and nothing is saved', async () => {
+    const res = await app.http.post(cm).set(auth).send({ name: 'two wrongs', rate_limit: '5/week', default_expiration: 'soon' });
+    expect(res.status).toBe(400);
+    const paths = res.body.error.details.errors.map((error: { path: string[] }) => error.path[0]).sort();
+    expect(paths).toEqual(['default_expiration', 'rate_limit']);
+    expect(res.body.error.message).toMatch(/^2 errors: /);
+    for (const error of res.body.error.details.errors) expect(res.body.error.message).toContain(error.message);
+    expect(await row('two wrongs')).toBeNull();
+  });
+
   test('an update is checked too, through the panel and through the query engine', async () => {
     const { documentId } = await createInPanel({ name: 'Updated limit' });
     const res = await app.http.put(`${cm}/${documentId}`).set(auth).send({ rate_limit: '0/minute' });

@@ -27,28 +27,39 @@ const FIELD_CHECKS: Record<string, { label: string; check: (value: string, strap
 /** Quotas: whole numbers from 1, or empty (no cap). */
 const QUOTA_FIELDS: Record<string, string> = { quota_bytes: 'Quota (bytes)', quota_images: 'Quota (images)' };
 
-function checkQuotas(data: Data): void {
+interface FieldError {
+  path: string[];
+  message: string;
+  name: 'ValidationError';
+  value: unknown;
+}
+
+const fieldError = (field: string, message: string, value: unknown): FieldError => ({ path: [field], message, name: 'ValidationError', value });
+
+/**
+ * Every field the entry gets wrong, not only the first: the admin panel marks each one at once, and
+ * keeps what the admin typed (a refusal is a 400 with `details.errors`, one per field).
+ */
+function checkFields(strapi: Core.Strapi, data: Data): void {
+  const found: FieldError[] = [];
   for (const [field, label] of Object.entries(QUOTA_FIELDS)) {
     const value = data?.[field];
     if (value === undefined || value === null || value === '') continue;
     if (Number.isSafeInteger(Number(value)) && Number(value) >= 1) continue;
-    const message = `${label}: a whole number from 1, or empty for none`;
-    throw new errors.ValidationError(message, { errors: [{ path: [field], message, name: 'ValidationError', value }] });
+    found.push(fieldError(field, `${label}: a whole number from 1, or empty for none`, value));
   }
-}
-
-function checkFields(strapi: Core.Strapi, data: Data): void {
-  checkQuotas(data);
   for (const [field, { label, check }] of Object.entries(FIELD_CHECKS)) {
     const value = data?.[field];
     if (typeof value !== 'string') continue;
     try {
       check(value, strapi);
     } catch (error) {
-      const message = `${label}: ${(error as Error).message}`;
-      throw new errors.ValidationError(message, { errors: [{ path: [field], message, name: 'ValidationError', value }] });
+      found.push(fieldError(field, `${label}: ${(error as Error).message}`, value));
     }
   }
+  if (found.length === 0) return;
+  const message = found.length === 1 ? found[0].message : `${found.length} errors: ${found.map((error) => error.message).join('; ')}`;
+  throw new errors.ValidationError(message, { errors: found });
 }
 
 const forgetCached = () => getService(strapi, 'api-keys').forgetCached();
