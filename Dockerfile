@@ -10,6 +10,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY plugins/image-api/package.json plugins/image-api/
 RUN npm ci --no-audit --no-fund
+# SQLite's driver 12.x (the lockfile's, for CI's Node 20) aborts on Node 24.19+: 13 on this line
+# (docs/deployment.md, "Node lines").
+RUN npm install --no-save --no-audit --no-fund better-sqlite3@13.2.0
 COPY . .
 # The admin panel and the server are built once, into dist/; secrets come at run time. The build
 # loads the configuration, which in production requires PUBLIC_URL: the admin bundle uses only its

@@ -76,6 +76,11 @@ beforeAll(async () => {
   // first lines say so, and its dotenv block below gives the line that fixes it).
   expect(fs.readFileSync(path.join(APP, '.env'), 'utf8')).toMatch(/^DATABASE_FILENAME=$/m);
   run('npm', ['install', tarball], APP);
+  // The guide's line for Node 24.19+ and 26 (the SQLite driver create-strapi-app pins aborts there).
+  if (Number(process.versions.node.split('.')[0]) >= 24) {
+    const driver = block('sh').find((line) => line.startsWith('npm install better-sqlite3@'))!;
+    run('npm', driver.split(' ').slice(1), APP);
+  }
 
   // 2. The guide's entry, merged into the object the app's config/plugins.ts returns.
   const entry = block('ts').find((line) => line.startsWith("'image-api'"))!;

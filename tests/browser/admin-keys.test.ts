@@ -88,6 +88,9 @@ test('issue a key in the panel, upload with it, find the image, revoke the key',
   await page.getByRole('button', { name: 'Copy' }).click();
   const issued = await page.evaluate(() => navigator.clipboard.readText());
   expect(issued).toMatch(/^img_[A-Za-z0-9]{32}$/);
+  // Masked until shown.
+  expect(await panel.textContent()).toContain(issued.slice(0, 8));
+  expect(await panel.textContent()).not.toContain(issued);
 
   // 3a. Regenerate: asked in Strapi's dialog, then the new key is shown; the old one stops working.
   await page.getByRole('button', { name: 'Regenerate' }).click();
@@ -103,7 +106,9 @@ test('issue a key in the panel, upload with it, find the image, revoke the key',
   expect(browserDialogs).toBe(0);
   const old = await request(app.url).post('/api/1/upload').set('X-API-Key', issued).attach('source', await png(16, 16), 'old-key.png');
   expect(old.status).toBe(401);
-  expect(await panel.textContent()).toContain(key.slice(0, 8));
+  // A new key is shown at once, to be sent to the requester; hidden again on request.
+  expect(await panel.textContent()).toContain(key);
+  await page.getByRole('button', { name: 'Hide' }).click();
   expect(await panel.textContent()).not.toContain(key);
 
   // 3b. The ShareX configuration, downloaded from the panel, holds that key.
