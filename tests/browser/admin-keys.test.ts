@@ -8,7 +8,7 @@
 import fs from 'fs';
 import path from 'path';
 import request from 'supertest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Dialog, Page } from 'playwright-core';
 import type { ChildApp } from '../helpers/child-app';
 import { png } from '../helpers/fixtures';
 import { SHOTS, startBrowserApp, type BrowserApp } from './helpers/browser-app';
@@ -81,10 +81,11 @@ test('issue a key in the panel, upload with it, find the image, revoke the key',
   await shot('key-panel');
   // Actions ask in Strapi's own dialog: a browser dialog (confirm()) would be counted here.
   let browserDialogs = 0;
-  page.on('dialog', (dialog) => {
+  const countDialog = (dialog: Dialog) => {
     browserDialogs += 1;
     void dialog.dismiss();
-  });
+  };
+  page.on('dialog', countDialog);
   await page.getByRole('button', { name: 'Copy' }).click();
   const issued = await page.evaluate(() => navigator.clipboard.readText());
   expect(issued).toMatch(/^img_[A-Za-z0-9]{32}$/);
@@ -104,6 +105,7 @@ test('issue a key in the panel, upload with it, find the image, revoke the key',
   expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
   expect(key).not.toBe(issued);
   expect(browserDialogs).toBe(0);
+  page.off('dialog', countDialog);
   const old = await request(app.url).post('/api/1/upload').set('X-API-Key', issued).attach('source', await png(16, 16), 'old-key.png');
   expect(old.status).toBe(401);
   // A new key is shown at once, to be sent to the requester; hidden again on request.
@@ -180,6 +182,9 @@ test('a refused key save keeps what the admin typed and marks every wrong field'
   await expect(field('description').inputValue()).resolves.toBe('typed before the refusal');
   await expect(field('rate_limit').inputValue()).resolves.toBe('5/week');
   expect(page.url()).toMatch(/\/create/);
+  // Leaving the unsaved form: the browser asks (beforeunload), and the test leaves.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.goto(`${app.url}/admin`);
 });
 
 test("a key's edit view: human labels, server fields read-only, no preview box", async () => {
