@@ -18,9 +18,25 @@ async function work(bytes: Uint8Array): Promise<BmpAnswer> {
   }
 }
 
+/**
+ * Posts the answer, moving the PNG's memory when it can be moved. A small PNG may sit in Node's
+ * shared buffer pool, which Node 24 refuses to transfer ("DataCloneError: Cannot transfer object of
+ * unsupported type"; Node 20 let it go): that one is copied.
+ */
+function post(port: NonNullable<typeof parentPort>, answer: BmpAnswer): void {
+  if (!('png' in answer)) return port.postMessage(answer);
+  const { png } = answer;
+  const whole = png.byteOffset === 0 && png.byteLength === png.buffer.byteLength;
+  try {
+    port.postMessage(answer, whole ? [png.buffer as ArrayBuffer] : []);
+  } catch {
+    port.postMessage(answer);
+  }
+}
+
 if (parentPort) {
   const port = parentPort;
   port.on('message', (bytes: Uint8Array) => {
-    void work(bytes).then((answer) => port.postMessage(answer, 'png' in answer ? [answer.png.buffer as ArrayBuffer] : []));
+    void work(bytes).then((answer) => post(port, answer));
   });
 }
