@@ -6,8 +6,11 @@ import { applyHeapGrowth } from '../../server/src/process/heap-growth';
 function growthFactorAfter(setup: string): number {
   const script = `${setup}; const keep = []; for (let i = 0; i < 3e5; i++) keep.push({ i }); globalThis.gc();`;
   const out = execFileSync(process.execPath, ['--expose-gc', '--trace-gc-verbose', '-e', script], { encoding: 'utf8' });
-  // "[HeapController] Limit: old size: 69082 KB, new limit: 119731 KB (1.5)"
-  const factors = [...out.matchAll(/\[HeapController\] Limit: .*\(([\d.]+)\)$/gm)].map((m) => Number(m[1]));
+  // V8 12 (Node 20, 22): "[HeapController] Limit: old size: 69082 KB, new limit: 119731 KB (1.5)";
+  // V8 13 (Node 24, 26) names the factor it applies on its own line: "[HeapController] factor 1.5 based on ..."
+  const limits = [...out.matchAll(/\[HeapController\] Limit: .*\(([\d.]+)\)$/gm)];
+  const applied = limits.length > 0 ? limits : [...out.matchAll(/\[HeapController\] factor ([\d.]+) based on/gm)];
+  const factors = applied.map((m) => Number(m[1]));
   expect(factors.length).toBeGreaterThan(0);
   return factors[factors.length - 1];
 }
