@@ -144,9 +144,10 @@ test("the packaged CLI issues a key, as the guide's command does", () => {
   // stdout holds the key alone; the app's boot logs (create-strapi-app's app logs at `http`) are held
   // back, so the terminal shows the key and nothing else.
   const created = spawnSync('npx', ['strapi-image-api', 'keys', 'create', '--name', name], { cwd: APP, env: ENV, encoding: 'utf8' });
-  // (npm's own warnings about this machine's npmrc aside.)
+  // On stderr, the command's own note and nothing of the app's boot (npm's own warnings about this
+  // machine's npmrc aside).
   const said = created.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('npm warn'));
-  expect([created.status, said]).toEqual([0, []]);
+  expect([created.status, said]).toEqual([0, [expect.stringMatching(/^created key "ShareX on Bob's laptop" \(img_\w{4}…\); keep it safe/)]]);
   expect(created.stdout).toMatch(/^img_[A-Za-z0-9]{32}\n$/);
   key = created.stdout.trim();
   const list = run('npx', ['strapi-image-api', 'keys', 'list', '--json'], APP);
