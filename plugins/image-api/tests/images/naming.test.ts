@@ -55,4 +55,9 @@ describe('libraryName', () => {
   ])('title %p, file %p, stored as %p: %p', (title, original, extension, expected) => {
     expect(libraryName(title, original, extension)).toBe(expected);
   });
+  test('a 255-character client name without an image extension keeps its extension within 255', () => {
+    const long = 'x'.repeat(255);
+    expect(libraryName(null, long, 'png')).toBe(`${'x'.repeat(251)}.png`);
+    expect(libraryName(null, `${'y'.repeat(251)}.bmp`, 'png')).toBe(`${'y'.repeat(251)}.png`);
+  });
 });

@@ -48,6 +48,9 @@ export function cleanOriginalFilename(name: string): string {
   return name.replace(/[\u0000-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim().slice(0, 255);
 }
 
+/** Characters of a Media Library file name (its `name` column). */
+const LIBRARY_NAME_LENGTH = 255;
+
 /** Extensions that name the stored format (`jpg` and `jpeg` are one). */
 const SAME_FORMAT: Record<string, string[]> = { jpg: ['jpg', 'jpeg'] };
 
@@ -63,5 +66,6 @@ export function libraryName(title: string | null, originalFilename: string, exte
   if ((SAME_FORMAT[extension] ?? [extension]).includes(own)) return named;
   // The client's name's own image extension is replaced; a title's dot is part of the title.
   const base = !title?.trim() && dot > 0 && /^[a-z0-9]{2,5}$/.test(own) ? named.slice(0, dot) : named;
-  return `${base}.${extension}`;
+  // A client's name may already be 255 characters: the extension must still fit the column.
+  return `${base.slice(0, LIBRARY_NAME_LENGTH - extension.length - 1)}.${extension}`;
 }
