@@ -6,5 +6,12 @@ import type { UploadRequestState } from '../../middlewares/upload-body';
 /** The answer shapes of a success: the API's own, or imgbb's (contract §10). */
 export type Dialect = 'api' | 'imgbb';
 
+/**
+ * The shape an upload answers in: imgbb's on the imgbb path, or for an image sent in imgbb's field
+ * (`image`) on /api/1/upload, as the reference implementation does.
+ */
+export const uploadDialect = (route: Dialect, sent: Pick<SentParams, 'sourceField'>): Dialect =>
+  route === 'imgbb' || sent.sourceField === 'image' ? 'imgbb' : 'api';
+
 /** An action of the dialect: answers `ctx` in `format` (checked by the action's own parameters). */
 export type ActionHandler = (ctx: Context, sent: SentParams, state: UploadRequestState, format: Format, dialect: Dialect) => Promise<void>;

@@ -13,7 +13,7 @@ import { albumsAction } from './albums';
 import { answerError } from '../../http/answers';
 import { deleteAction } from './delete';
 import { uploadAction } from './upload';
-import type { ActionHandler, Dialect } from './action';
+import { uploadDialect, type ActionHandler, type Dialect } from './action';
 import { getService } from '../../get-service';
 import type { SourceLabel } from '../../services/runtime/metrics';
 
@@ -77,7 +77,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
       const sent = gatherParams(ctx, state.body);
       format = answerFormat(sent.format);
-      if (counted) counted = { dialect: dialect === 'imgbb' || sent.sourceField === 'image' ? 'imgbb' : 'api', source: sourceLabel(sent) };
+      if (counted) counted = { dialect: uploadDialect(dialect, sent), source: sourceLabel(sent) };
       await actions[action](ctx, sent, state, format, dialect);
     } catch (error) {
       answerError(ctx, asApiError(error, `${ctx.method} ${ctx.path}`), format);

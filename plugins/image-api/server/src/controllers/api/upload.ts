@@ -9,7 +9,7 @@ import { isValidIdempotencyKey } from '../../services/storage/idempotency';
 import { isUniqueViolation } from '../../database/unique-violation';
 import { getConfig, getService } from '../../get-service';
 import { answerSuccess } from '../../http/answers';
-import type { ActionHandler, Dialect } from './action';
+import { uploadDialect, type ActionHandler, type Dialect } from './action';
 
 /** The Idempotency-Key header, checked; null without one. */
 function idempotencyKeyOf(ctx: Context): string | null {
@@ -32,9 +32,7 @@ export const uploadAction = (strapi: Core.Strapi): ActionHandler => {
   };
 
   return async (ctx, sent, state, format, route) => {
-    // The imgbb path, or an image sent in imgbb's field on /api/1/upload (as the reference
-    // implementation does): imgbb's answer shape.
-    const dialect: Dialect = route === 'imgbb' || sent.sourceField === 'image' ? 'imgbb' : 'api';
+    const dialect = uploadDialect(route, sent);
     const config = getConfig(strapi);
     const params = checkUploadParams(sent, config);
     const idempotencyKey = idempotencyKeyOf(ctx);
