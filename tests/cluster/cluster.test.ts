@@ -16,7 +16,7 @@ let db: Knex;
 const md5 = (bytes: Buffer) => crypto.createHash('md5').update(bytes).digest('hex');
 /** A photo-like JPEG of noise, made natively (the fixtures' JS pixel loop takes seconds at this size). */
 const noisyJpeg = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 85 }).toBuffer();
+  sharp({ create: { width, height, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 85 }).toBuffer();
 
 /** Each image record with the bucket objects its file row points at: the original and both variants. */
 async function recordedObjects(): Promise<Array<{ name: string; objects: string[] }>> {

@@ -74,7 +74,7 @@ describe("the key's default expiration", () => {
 
   test('applies when the upload asks none (or an empty one); an upload\'s own wins', async () => {
     const daily = await keyWith('expires daily', 'P1D');
-    for (const fields of [{}, { expiration: '' }]) {
+    for (const fields of [{}, { expiration: '' }] as Array<Record<string, string>>) {
       const image = (await upload(fields, daily)).body.image;
       expect((gmt(image.expiration_date_gmt) - gmt(image.date_gmt)) / 1000).toBe(86_400);
     }
@@ -150,7 +150,7 @@ describe('two instances sweeping at once', () => {
     const env = { ...process.env, PUBLIC_DIR: app.publicDir, IMAGE_API_EXPIRY_SWEEP_SECONDS: '1', LOG_LEVEL: 'info' };
     children.push(...(await Promise.all([startChildApp(env), startChildApp(env)])));
     const deadline = Date.now() + 30_000;
-    while ((await knex('image_api_images').whereIn('id_encoded', images.map((image) => image.id_encoded)).count({ n: '*' }))[0].n > 0) {
+    while (Number((await knex('image_api_images').whereIn('id_encoded', images.map((image) => image.id_encoded)).count({ n: '*' }))[0]?.n) > 0) {
       if (Date.now() > deadline) throw new Error('the expired images were not swept');
       await new Promise((r) => setTimeout(r, 250));
     }

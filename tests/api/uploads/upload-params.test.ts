@@ -108,7 +108,7 @@ describe('sources', () => {
       Buffer.from(`&nsfw=1&key=${app.key}&tags[]=a&tags[]=b`),
     ]);
     // As bytes: superagent would re-serialize a form body.
-    const res = await app.http.post('/api/1/upload').set('Content-Type', 'application/x-www-form-urlencoded').serialize((b: Buffer) => b).send(body);
+    const res = await app.http.post('/api/1/upload').set('Content-Type', 'application/x-www-form-urlencoded').serialize(((b: Buffer) => b) as unknown as (obj: unknown) => string).send(body);
     const image = await uploadedFile(res);
     expect(image.size).toBe(photo.length);
     expect([image.title, image.description, image.nsfw]).toEqual(['Café at night', 'déjà vu', '1']);

@@ -45,7 +45,7 @@ test('imageJson: the document order, string views and nsfw, view label', () => {
     ...variant, name: 'a-x', width: 300, height: 200, size: 52_000, url: 'http://h/uploads/a-x.png',
     idEncoded: 'x', md5: 'd41d8cd98f00b204e9800998ecf8427e', title: null, description: 'd', nsfw: true, views: 1,
     originalFilename: 'a.png', originalExif: null, createdAt: new Date('2026-01-01T00:00:00Z'), storage: 'local',
-    viewerUrl: 'http://h/image/x', thumb: variant, medium: { ...variant, name: 'a-x.md', width: 300, height: 200, url: 'http://h/uploads/a-x.md.png' },
+    viewerUrl: 'http://h/image/x', deleteUrl: 'http://h/image/x/delete/s', expiresAt: null, placeholder: '', dominantColor: '#000000', thumb: variant, medium: { ...variant, name: 'a-x.md', width: 300, height: 200, url: 'http://h/uploads/a-x.md.png' },
   };
   const json = imageJson(image, 'UTC', new Date('2026-01-01T00:00:30Z'));
   expect(json).toMatchObject({

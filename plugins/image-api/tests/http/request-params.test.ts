@@ -42,7 +42,7 @@ describe('gathering', () => {
 });
 
 const sent = (overrides: Partial<SentParams>): SentParams => ({
-  key: null, action: null, format: null, source: null, title: null, description: null, nsfw: null, width: null, albumId: null, expiration: null, id: null,
+  key: null, action: null, format: null, source: null, sourceField: null, title: null, description: null, nsfw: null, width: null, albumId: null, expiration: null, id: null,
   ...overrides,
 });
 
