@@ -68,7 +68,7 @@ export function createChecker(doc: Doc) {
     const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     if (verb === 'options') return; // CORS preflights (docs/api.md, "Routes")
     const where = `${method} ${url.slice(0, 120)} -> ${status}`;
-    const fail = (why: string) => state.violations.push(`${where}: ${why}`);
+    const fail = (why: string): void => void state.violations.push(`${where}: ${why}`);
     const type = String(headers['content-type'] ?? '').split(';')[0].trim();
     const item = doc.paths[documented];
     if (!METHODS.includes(verb) || !item[verb]) {

@@ -152,10 +152,17 @@ describe('a Media Library file stored as an app without the upload settings stor
     expect([get.status, headersOf(get)]).toEqual([200, { type: 'image/jpeg', nosniff: 'nosniff', csp: expect.not.stringContaining('sandbox'), disposition: undefined }]);
   });
 
-  test('a file without an extension (put there by other means: Strapi names every file with one) is an inert download', async () => {
+  test('a file without an extension (put there by other means: Strapi names every file with one) is an inert download; a folder is no file', async () => {
     fs.writeFileSync(path.join(app.uploadsDir, 'no_extension_0123456789'), PAGE);
     const get = await requestPath(port, 'GET', '/uploads/no_extension_0123456789');
     expect([get.status, headersOf(get)]).toEqual([200, { type: 'application/octet-stream', ...INERT }]);
+    // Strapi's static serving would answer a folder with the index.html in it.
+    fs.mkdirSync(path.join(app.uploadsDir, 'folder_0123456789'));
+    fs.writeFileSync(path.join(app.uploadsDir, 'folder_0123456789', 'index.html'), PAGE);
+    for (const spelling of ['/uploads/folder_0123456789', '/uploads/folder_0123456789/', '/uploads/folder_0123456789/index.html']) {
+      const answer = await requestPath(port, 'GET', spelling);
+      expect([spelling, answer.status, answer.headers['cache-control']]).toEqual([spelling, 404, 'no-store']);
+    }
   });
 });
 

@@ -46,7 +46,9 @@ export function readUploadsPath(pathname: string): UploadsPath {
   // Only a path that spells "uploads" or percent-encodes something can land there: the rest costs one test.
   if (!/uploads|%/i.test(pathname)) return null;
   // As sent, decoded once (what koa-send opens) and twice (what a proxy in front that decodes once would pass on).
-  const once = decoded(pathname);
-  const twice = once === null ? null : decoded(once);
-  return [pathname, once, twice].some((spelling) => spelling !== null && landsInUploads(spelling)) ? 'other-spelling' : null;
+  if (landsInUploads(pathname)) return 'other-spelling';
+  const once = pathname.includes('%') ? decoded(pathname) : null;
+  if (once !== null && landsInUploads(once)) return 'other-spelling';
+  const twice = once?.includes('%') ? decoded(once) : null;
+  return twice !== null && landsInUploads(twice) ? 'other-spelling' : null;
 }

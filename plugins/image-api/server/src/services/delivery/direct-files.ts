@@ -40,14 +40,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (/[/\\\0]|^\./.test(fileName)) return 'gone';
       const file = path.join(folder(), fileName);
       // Not an API image's name: a Media Library file, if it is there.
-      if (!FILE_NAME.test(fileName)) return statOf(file) ? 'not-ours' : 'gone';
+      if (!FILE_NAME.test(fileName)) return statOf(file)?.isFile() ? 'not-ours' : 'gone';
       // A kept transformation result is served by its transformation URL only (that is where its
       // image's expiry and deletion are checked); its stored file is no URL of this service.
       if (isKeptResultFile(fileName)) return 'gone';
       const sources = getService(strapi, 'image-sources');
       const named = await sources.byFileName(fileName);
       const stat = statOf(file);
-      if (!named) return stat ? 'not-ours' : 'gone';
+      // A folder is no file (Strapi's static serving would answer with an index.html in it).
+      if (!named) return stat?.isFile() ? 'not-ours' : 'gone';
       if (!sources.isLive(named.image) || !stat?.isFile()) return 'gone';
 
       const etag = fileEtag(stat.mtimeMs, stat.size);
