@@ -68,9 +68,7 @@ export function createChecker(doc: Doc) {
     const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     if (verb === 'options') return; // CORS preflights (docs/api.md, "Routes")
     const where = `${method} ${url.slice(0, 120)} -> ${status}`;
-    const fail = (why: string): void => {
-      state.violations.push(`${where}: ${why}`);
-    };
+    const fail = (why: string): void => void state.violations.push(`${where}: ${why}`);
     const type = String(headers['content-type'] ?? '').split(';')[0].trim();
     const item = doc.paths[documented];
     if (!METHODS.includes(verb) || !item[verb]) {
@@ -89,15 +87,18 @@ export function createChecker(doc: Doc) {
       if (status === 302 && !headers.location) fail('a redirect without Location');
       return;
     }
-    if (!response.content[type]) return fail(`content type "${type}" is not one of ${Object.keys(response.content).join(', ')}`);
-    if (type !== 'application/json') return;
+    // The most specific entry wins, a media type range (`image/*`, `*/*`) where no exact one is listed (OpenAPI 3.1).
+    const listed = [type, `${type.split('/')[0]}/*`, '*/*'].find((entry) => response.content[entry]);
+    if (!listed) return fail(`content type "${type}" is not one of ${Object.keys(response.content).join(', ')}`);
+    // A HEAD answer has the GET's headers and no body.
+    if (listed !== 'application/json' || verb !== method.toLowerCase()) return;
     let json: unknown;
     try {
       json = JSON.parse(body.toString('utf8'));
     } catch {
       return fail('the body is not JSON');
     }
-    const validate = validatorAt(pointer('paths', documented, verb, 'responses', String(status), 'content', type, 'schema'));
+    const validate = validatorAt(pointer('paths', documented, verb, 'responses', String(status), 'content', listed, 'schema'));
     if (!validate(json)) fail(`${ajv.errorsText(validate.errors)}\n  body: ${body.toString('utf8').slice(0, 400)}`);
   };
 }

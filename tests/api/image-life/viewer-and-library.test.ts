@@ -194,12 +194,19 @@ describe('served originals', () => {
   });
 });
 
-test("with the unused decoders blocked, Strapi's own Media Library still takes an SVG", async () => {
+test("with the unused decoders blocked, Strapi's own Media Library still takes an SVG (where the app's upload settings allow one)", async () => {
   const { svg } = await import('../../helpers/fixtures');
   const token = await adminToken(app);
-  const res = await app.http.post('/upload').set({ Authorization: `Bearer ${token}` }).attach('files', svg, 'logo.svg');
-  expect(res.status).toBe(201);
-  expect(res.body[0]).toMatchObject({ name: 'logo.svg', mime: 'image/svg+xml' });
+  // This app refuses SVG at upload (config/plugins.ts; tests/api/delivery/media-library-files.test.ts).
+  const settings = app.strapi.config.get('plugin::upload.security');
+  app.strapi.config.set('plugin::upload.security', { allowedTypes: ['image/svg+xml'] });
+  try {
+    const res = await app.http.post('/upload').set({ Authorization: `Bearer ${token}` }).attach('files', svg, 'logo.svg');
+    expect(res.status).toBe(201);
+    expect(res.body[0]).toMatchObject({ name: 'logo.svg', mime: 'image/svg+xml' });
+  } finally {
+    app.strapi.config.set('plugin::upload.security', settings);
+  }
 });
 
 describe('CORS', () => {

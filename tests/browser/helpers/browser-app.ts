@@ -14,6 +14,8 @@ export const SHOTS = path.join(__dirname, '..', '..', '..', 'docs', 'screenshots
 export interface BrowserApp {
   app: ChildApp;
   browser: Browser;
+  /** The app's public folder; its uploads sit in `<publicDir>/uploads`. */
+  publicDir: string;
   stop(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export async function startBrowserApp(env: Record<string, string> = {}): Promise
   return {
     app,
     browser,
+    publicDir,
     async stop() {
       await browser.close();
       await app.stop();

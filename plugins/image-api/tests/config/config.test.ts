@@ -46,6 +46,11 @@ describe('transformations (contract §13.2)', () => {
     expect(() => load({ transformPath: 'img' })).toThrow(/transformPath/);
   });
 
+  test('a path outside /uploads, where the Media Library has one spelling per file', () => {
+    for (const path of ['/uploads', '/uploads/img', '/UPLOADS/x']) expect(() => load({ transformPath: path })).toThrow(/transformPath.*outside \/uploads/);
+    expect(load({ transformPath: '/uploads-img' }).transformPath).toBe('/uploads-img');
+  });
+
   test('key and salt are hex, and set together or not at all', () => {
     expect(load({ transformKey: 'abcd', transformSalt: '0123' })).toMatchObject({ transformKey: 'abcd', transformSalt: '0123' });
     expect(() => load({ transformKey: 'not hex', transformSalt: '0123' })).toThrow(/transformKey/);

@@ -1,4 +1,4 @@
-import { cleanOriginalFilename, libraryName, randomId, storedName } from '../../server/src/images/naming';
+import { cleanOriginalFilename, isKeptResultFile, keptResultName, libraryName, randomId, storedName } from '../../server/src/images/naming';
 
 test('randomId: length, alphabet, no repeats over many draws, every character used', () => {
   const ids = Array.from({ length: 5000 }, () => randomId(10));
@@ -60,4 +60,15 @@ describe('libraryName', () => {
     expect(libraryName(null, long, 'png')).toBe(`${'x'.repeat(251)}.png`);
     expect(libraryName(null, `${'y'.repeat(251)}.bmp`, 'png')).toBe(`${'y'.repeat(251)}.png`);
   });
+});
+
+test("a kept transformation result's name is told from an image's and a Media Library file's", () => {
+  const key = 'a'.repeat(40) + '0123456789abcdef0123456789';
+  const kept = keptResultName('cat-Ab12Cd34Ef', key);
+  expect(kept).toBe(`cat-Ab12Cd34Ef_t${key.slice(0, 24)}`);
+  expect(isKeptResultFile(`${kept}.webp`)).toBe(true);
+  // An image's files, Strapi's hashes (`<slug>_<10 hex>`, a format's prefix), the name in upper case.
+  for (const name of ['cat-Ab12Cd34Ef.jpg', 'cat-Ab12Cd34Ef.th.jpg', 'report_t0a1b2c3d4e.html', 'thumbnail_report_0a1b2c3d4e.png', `${kept.toUpperCase()}.webp`, kept]) {
+    expect([name, isKeptResultFile(name)]).toEqual([name, false]);
+  }
 });

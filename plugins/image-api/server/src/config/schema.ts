@@ -148,10 +148,12 @@ const options = {
     .description('Bytes of served image files kept in memory per process, the most recently used (files up to 1 MB each); 0: none.'),
   transformPath: Joi.string<string | null>()
     .pattern(/^\/[A-Za-z0-9._~\/-]*[^/]$/, { name: 'absolute path' })
+    // `/uploads` is the Media Library's, where a path has one spelling only (delivery/uploads-path.ts).
+    .pattern(/^(?!\/uploads(?:\/|$))/i, { name: 'path outside /uploads' })
     .allow(null)
     .empty('')
     .default('/img')
-    .description('Path of the transformations in imgproxy\'s URL format (contract §13.2), at the server root; null (its variable: `off`) turns them off.'),
+    .description('Path of the transformations in imgproxy\'s URL format (contract §13.2), at the server root, outside `/uploads`; null (its variable: `off`) turns them off.'),
   transformKey: Joi.string<string | null>().hex().min(2).allow(null).empty('').default(null)
     .description('imgproxy signature key, hex. With `transformSalt`, transformation URLs must be signed (presets alone excepted); neither: any URL is accepted, and the boot log warns.'),
   transformSalt: Joi.string<string | null>().hex().min(2).allow(null).empty('').default(null)

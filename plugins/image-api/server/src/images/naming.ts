@@ -69,3 +69,13 @@ export function libraryName(title: string | null, originalFilename: string, exte
   // A client's name may already be 255 characters: the extension must still fit the column.
   return `${base.slice(0, LIBRARY_NAME_LENGTH - extension.length - 1)}.${extension}`;
 }
+
+/**
+ * A kept transformation result's stored name, without its extension (services/delivery/renditions.ts):
+ * its image's name, `_t`, and 24 hex digits of its key. No image name holds `_` (storedName()), nor
+ * does a Media Library hash end so (Strapi ends them with `_` and 10 hex digits).
+ */
+export const keptResultName = (imageName: string, key: string): string => `${imageName}_t${key.slice(0, 24)}`;
+
+/** Whether a stored file name (extension included) is a kept transformation result's. */
+export const isKeptResultFile = (fileName: string): boolean => /_t[0-9a-f]{24}\.[A-Za-z0-9]+$/.test(fileName);

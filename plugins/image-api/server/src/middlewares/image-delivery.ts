@@ -3,6 +3,11 @@
  * images' direct URLs under `/uploads/`. Mounted ahead of every Strapi middleware (register.ts):
  * image bytes need no session, body parser, security headers for pages or request log line, and
  * skipping them is most of what makes a hot file cheap (docs/performance.md, "Serving").
+ *
+ * Everything under `/uploads` passes here first, whatever serves it (docs/security.md, "Serving"):
+ * a path spelled any other way than `/uploads/<stored name>` answers 404 (delivery/uploads-path.ts),
+ * and what Strapi serves there for the Media Library leaves with the headers that keep it from
+ * running script on this origin (delivery/inert-files.ts).
  */
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
@@ -10,9 +15,9 @@ import { getConfig, getService } from '../get-service';
 import { answerError } from '../http/answers';
 import { isApiError, errors, type ApiError } from '../http/api-error';
 import { answerGone, answerImmutable } from '../delivery/immutable-answer';
+import { fileAnswerHeaders, NOSNIFF } from '../delivery/inert-files';
+import { readUploadsPath } from '../delivery/uploads-path';
 import { clientAddress } from '../requests/client-address';
-
-const UPLOADS = '/uploads/';
 
 export function imageDelivery(strapi: Core.Strapi) {
   const servesFiles = (strapi.config.get('plugin::upload.provider', 'local') ?? 'local') === 'local';
@@ -30,27 +35,35 @@ export function imageDelivery(strapi: Core.Strapi) {
     }
   }
 
-  async function directFile(ctx: Context, next: Next, fileName: string) {
-    const found = await getService(strapi, 'direct-files').find(fileName);
-    if (found === 'not-ours') return next();
-    if (found === 'gone') return answerGone(ctx);
+  /** 404 that no cache keeps, for a file that is not (or no longer) served, and for other spellings. */
+  function gone(ctx: Context) {
+    answerGone(ctx);
+    ctx.set(NOSNIFF);
+  }
+
+  async function uploadsFile(ctx: Context, next: Next, fileName: string) {
+    const found = servesFiles ? await getService(strapi, 'direct-files').find(fileName) : 'not-ours';
+    if (found === 'gone') return gone(ctx);
+    if (found === 'not-ours') {
+      await next();
+      // What Strapi served (koa-static: the type the extension says, or none at all); its errors are its own.
+      if (ctx.status < 400) ctx.set(fileAnswerHeaders(ctx.type));
+      return;
+    }
     answerImmutable(ctx, found, { maxAgeSeconds: getConfig(strapi).cacheMaxAgeSeconds });
+    // An API image's type is one of the raster ones; a record that says otherwise is not trusted either.
+    ctx.set(fileAnswerHeaders(found.type));
   }
 
   return async (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const { path } = ctx;
+    // First: `/img/../uploads/F` is another spelling of an uploads path, not a transformation.
+    const uploads = readUploadsPath(path);
+    if (uploads === 'other-spelling') return gone(ctx);
+    if (uploads) return uploadsFile(ctx, next, uploads.fileName);
     const transformPath = getConfig(strapi).transformPath;
     if (transformPath !== null && path.startsWith(`${transformPath}/`)) return transformation(ctx, path.slice(transformPath.length));
-    if (servesFiles && path.startsWith(UPLOADS) && path.indexOf('/', UPLOADS.length) === -1) {
-      let fileName: string;
-      try {
-        fileName = decodeURIComponent(path.slice(UPLOADS.length));
-      } catch {
-        return next();
-      }
-      return directFile(ctx, next, fileName);
-    }
     return next();
   };
 }

@@ -13,10 +13,11 @@ import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../get-service';
 import { fileEtag, immutableHeaders } from '../delivery/immutable-answer';
 import type { HotEntry } from '../delivery/hot-files';
+import { showsInline } from '../delivery/inert-files';
+import { readUploadsPath, UPLOADS_PREFIX } from '../delivery/uploads-path';
 import { FILE_NAME } from '../services/delivery/direct-files';
 import { imageNameOf } from '../services/delivery/image-sources';
-
-const UPLOADS = '/uploads/';
+import { isKeptResultFile } from '../images/naming';
 
 export function installImageFastPath(strapi: Core.Strapi, server: Server): void {
   const servesFiles = (strapi.config.get('plugin::upload.provider', 'local') ?? 'local') === 'local';
@@ -24,7 +25,7 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
 
   /** The hot entry of a direct file, if everything about it is known without waiting. */
   function directFile(fileName: string): HotEntry | undefined {
-    if (!FILE_NAME.test(fileName)) return undefined;
+    if (!FILE_NAME.test(fileName) || isKeptResultFile(fileName)) return undefined;
     const name = imageNameOf(fileName);
     const sources = getService(strapi, 'image-sources');
     const image = name ? sources.peek(name) : undefined;
@@ -52,16 +53,13 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
       entry = getService(strapi, 'hot-files').get(recalled.key);
       varyAccept = recalled.varyAccept;
       if (entry) getService(strapi, 'renditions').touch(recalled.key);
-    } else if (servesFiles && pathname.startsWith(UPLOADS) && pathname.indexOf('/', UPLOADS.length) === -1) {
-      let fileName: string;
-      try {
-        fileName = decodeURIComponent(pathname.slice(UPLOADS.length));
-      } catch {
-        return false;
-      }
-      entry = directFile(fileName);
+    } else if (servesFiles && pathname.startsWith(UPLOADS_PREFIX)) {
+      // The stored name as stored: any other spelling goes to the app, which answers it 404.
+      const uploads = readUploadsPath(pathname);
+      if (uploads && uploads !== 'other-spelling') entry = directFile(uploads.fileName);
     }
-    if (!entry) return false;
+    // Raster images alone: anything else goes to the app, which serves it inert (delivery/inert-files.ts).
+    if (!entry || !showsInline(entry.type)) return false;
 
     const headers = immutableHeaders(entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
     const notModified = fresh(req.headers, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] });

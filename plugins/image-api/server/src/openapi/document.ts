@@ -214,6 +214,17 @@ const imageAnswers = (maxAge: number, varies: boolean) => ({
   '416': { description: 'The range is not in the image', content: { 'text/plain': { schema: { type: 'string' } } } },
 });
 
+/** Direct URLs: an API image's answers, and any type for the Media Library's other files (served by Strapi). */
+function directAnswers(maxAge: number) {
+  const answers = imageAnswers(maxAge, false);
+  const other = { '*/*': { schema: { type: 'string', format: 'binary' } } };
+  return {
+    ...answers,
+    '200': { ...answers['200'], content: { ...answers['200'].content, ...other } },
+    '206': { ...answers['206'], content: { ...answers['206'].content, ...other } },
+  };
+}
+
 function servingPaths(options: DocumentOptions): Record<string, unknown> {
   const paths: Record<string, unknown> = {
     '/uploads/{file}': {
@@ -222,9 +233,11 @@ function servingPaths(options: DocumentOptions): Record<string, unknown> {
         operationId: 'directImage',
         tags: ['Serving'],
         summary: 'A direct image URL, served by the app with the local provider (S3 serves its own)',
+        description:
+          "The file's name as stored: any other spelling of a path under `/uploads` (`//`, `./`, `..`, percent-encoded, upper case, a trailing slash) answers 404. The Media Library's other files are served here too, in their own type: any but a JPEG, PNG, GIF, WebP, AVIF or BMP as a download that runs nothing (`Content-Disposition: attachment`, `Content-Security-Policy: sandbox`, `X-Content-Type-Options: nosniff`).",
         responses: {
-          ...imageAnswers(options.cacheMaxAgeSeconds, false),
-          '404': { description: 'Deleted, expired or never stored: `Cache-Control: no-store`', content: { 'text/plain': { schema: { type: 'string' } } } },
+          ...directAnswers(options.cacheMaxAgeSeconds),
+          '404': { description: 'Deleted, expired or never stored, a kept transformation result, or another spelling: `Cache-Control: no-store`', content: { 'text/plain': { schema: { type: 'string' } } } },
         },
       },
     },

@@ -3,7 +3,8 @@
  * API image's original and variants are immutable (stored names are never reused), so they are
  * answered with long-lived caching headers, from memory when hot (delivery/hot-files.ts). A deleted or
  * expired image's files are gone from the instant it expires, not only once the sweep removed them.
- * Other files of `/uploads/` (Media Library uploads) are not ours: Strapi serves them as it does.
+ * Other files of `/uploads/` (Media Library uploads) are not ours: Strapi serves them, with the
+ * headers middlewares/image-delivery.ts adds (delivery/inert-files.ts).
  */
 import fs from 'fs';
 import path from 'path';
@@ -11,6 +12,7 @@ import type { Core } from '@strapi/strapi';
 import { getService } from '../../get-service';
 import { fileEtag, type ImmutableBytes } from '../../delivery/immutable-answer';
 import { HOT_FILE_MAX_BYTES } from '../../delivery/hot-files';
+import { isKeptResultFile } from '../../images/naming';
 
 /** `gone`: a deleted, expired or missing file (404, no-store); `not-ours`: another Media Library file. */
 export type DirectFile = ImmutableBytes | 'gone' | 'not-ours';
@@ -32,15 +34,21 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   return {
+    /** `fileName`: a stored name as the path spells it (delivery/uploads-path.ts: other spellings never get here). */
     async find(fileName: string): Promise<DirectFile> {
-      // A path in disguise (`..%2F`) names nothing here.
-      if (/[/\\]|^\./.test(fileName)) return 'gone';
-      if (!FILE_NAME.test(fileName)) return 'not-ours';
+      // A path in disguise names nothing here (the middleware lets none through; this holds for any caller).
+      if (/[/\\\0]|^\./.test(fileName)) return 'gone';
+      const file = path.join(folder(), fileName);
+      // Not an API image's name: a Media Library file, if it is there.
+      if (!FILE_NAME.test(fileName)) return statOf(file)?.isFile() ? 'not-ours' : 'gone';
+      // A kept transformation result is served by its transformation URL only (that is where its
+      // image's expiry and deletion are checked); its stored file is no URL of this service.
+      if (isKeptResultFile(fileName)) return 'gone';
       const sources = getService(strapi, 'image-sources');
       const named = await sources.byFileName(fileName);
-      const file = path.join(folder(), fileName);
       const stat = statOf(file);
-      if (!named) return stat ? 'not-ours' : 'gone';
+      // A folder is no file (Strapi's static serving would answer with an index.html in it).
+      if (!named) return stat?.isFile() ? 'not-ours' : 'gone';
       if (!sources.isLive(named.image) || !stat?.isFile()) return 'gone';
 
       const etag = fileEtag(stat.mtimeMs, stat.size);

@@ -22,6 +22,7 @@ import { transaction } from '../../database/transaction';
 import { isUniqueViolation } from '../../database/unique-violation';
 import { databaseClock } from '../../database/database-clock';
 import { runImageWork } from '../../images/image-work';
+import { keptResultName } from '../../images/naming';
 import { periodic } from '../../process/periodic';
 import { render, sourceSize, type Rendered } from '../../delivery/render';
 import type { RenderPlan } from '../../delivery/render-plan';
@@ -131,7 +132,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   /** Writes the result through the provider and records it; complete or absent (see the module comment). */
   async function keep(key: string, request: RenditionRequest, rendered: Rendered, renderedAt: Date): Promise<void> {
-    const file = providerFile(rendered, `${request.source.image.name}_t${key.slice(0, 24)}`);
+    const file = providerFile(rendered, keptResultName(request.source.image.name, key));
     const journal = getService(strapi, 'journal');
     const store = getService(strapi, 'media-store');
     const files: JournalledFile[] = [{ hash: file.hash, ext: file.ext }];
