@@ -1,0 +1,294 @@
+/**
+ * Where request bodies are read (issue 34, items 2 and 8; docs/security.md, "Nothing left behind"):
+ * - a multipart body is read only by a route that reads one (the Media Library's uploads, the admin's
+ *   logos), once its authentication has passed, into a temp folder of the request's own that goes
+ *   when the request ends; on any other path it is not read at all. Nothing is left in the OS temp
+ *   folder (this app's own TMPDIR) or the plugin's temp root, whatever the answer;
+ * - the upload API's paths match in any case, as Strapi's router matches them: `/API/1/UPLOAD` and
+ *   `/1/Upload/` pass the same front door as `/api/1/upload` (admission, the key first, the plugin's
+ *   body parser, its CORS, its metrics), and no spelling answers 500.
+ * The disk under load, client aborts and formidable's size limit: tests/faults/temp-files.test.ts.
+ */
+import fs from 'fs';
+import http from 'http';
+import os from 'os';
+import path from 'path';
+import type { AddressInfo } from 'net';
+import { useApp } from '../../helpers/app';
+import { adminToken } from '../../helpers/admin';
+import { png } from '../../helpers/fixtures';
+import { parseSamples, sample } from '../../helpers/prometheus-text';
+
+const METRICS_TOKEN = 'where-bodies-are-read-metrics-token';
+// Strapi's parser writes to os.tmpdir() (formidable reads it when first loaded, at the app's boot).
+const TMPDIR = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-tmpdir-'));
+const app = useApp({ TMPDIR, IMAGE_API_METRICS_TOKEN: METRICS_TOKEN });
+
+let port: number;
+let image: Buffer;
+let admin: Record<string, string>;
+const twoMb = Buffer.alloc(2_000_000, 0x61);
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
+  port = (app.strapi.server.httpServer.address() as AddressInfo).port;
+  image = await png(64, 48);
+  admin = { Authorization: `Bearer ${await adminToken(app)}` };
+});
+afterAll(() => {
+  app?.strapi.server.httpServer.close();
+  fs.rmSync(TMPDIR, { recursive: true, force: true });
+});
+
+/** Every file and folder under the OS temp folder and the plugin's temp root: none once a request is answered. */
+function leftBehind(): string[] {
+  const under = (root: string) => (fs.existsSync(root) ? fs.readdirSync(root, { recursive: true }).map((entry) => path.join(root, String(entry))) : []);
+  return [...under(TMPDIR), ...under(app.tmpDir)];
+}
+
+interface Part {
+  name: string;
+  filename?: string;
+  type?: string;
+  bytes: Buffer | string;
+}
+
+/** A multipart/form-data body of `parts`, as browsers and curl send it. */
+function form(parts: Part[], boundary = 'whereBodiesBoundary') {
+  const chunks = parts.flatMap(({ name, filename, type, bytes }) => [
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n` +
+        `${filename ? `Content-Type: ${type ?? 'application/octet-stream'}\r\n` : ''}\r\n`
+    ),
+    Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes),
+    Buffer.from('\r\n'),
+  ]);
+  return { body: Buffer.concat([...chunks, Buffer.from(`--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+const twoFiles = form([
+  { name: 'a', filename: 'a.bin', bytes: twoMb },
+  { name: 'b', filename: 'b.bin', bytes: twoMb },
+]);
+
+/**
+ * Sends `headers` and then `total` bytes of a multipart body a chunk at a time, and stops once an
+ * answer has come (as clients do): how many bytes it took is how much the server read before answering.
+ */
+function answerBeforeBodyEnds(method: string, requestPath: string, headers: Record<string, string>, total: number) {
+  const boundary = 'earlyBoundary';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const chunk = Buffer.alloc(256 * 1024, 0x62);
+  return new Promise<{ status: number; body: string; sentBytes: number; leftAtAnswer: string[] }>((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const req = http.request({
+      host: '127.0.0.1', port, method, path: requestPath,
+      headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(total) },
+    });
+    req.on('response', (res) => {
+      answered = true;
+      const leftAtAnswer = leftBehind();
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, body, sentBytes: sent, leftAtAnswer });
+      });
+    });
+    req.on('error', (error) => (answered ? undefined : reject(error)));
+    (async () => {
+      await new Promise((r) => req.write(head, r));
+      sent += head.length;
+      while (sent + chunk.length <= total) {
+        if (answered || req.destroyed) return;
+        await new Promise((r) => req.write(chunk, r));
+        sent += chunk.length;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+  });
+}
+
+const strapiError = (status: number, name: string, message: string) => ({ data: null, error: { status, name, message, details: {} } });
+
+describe('a multipart body is read only by a route that reads one', () => {
+  test.each<[string, number, unknown]>([
+    ['/', 405, 'Method Not Allowed'],
+    ['/admin/login', 400, strapiError(400, 'ApplicationError', 'Missing credentials')],
+    ['/api/nothing', 405, 'Method Not Allowed'],
+    ['/upload', 401, strapiError(401, 'UnauthorizedError', 'Missing or invalid credentials')],
+    ['/upload/files', 401, strapiError(401, 'UnauthorizedError', 'Missing or invalid credentials')],
+    ['/admin/project-settings', 401, strapiError(401, 'UnauthorizedError', 'Missing or invalid credentials')],
+    ['/api/upload', 403, strapiError(403, 'ForbiddenError', 'Forbidden')],
+  ])('POST %s with two 2 MB files and no credentials: %i, and nothing written anywhere', async (requestPath, status, body) => {
+    const res = await app.http.post(requestPath).set('Content-Type', twoFiles.type).send(twoFiles.body);
+    expect(res.status).toBe(status);
+    expect(typeof body === 'string' ? res.text : res.body).toEqual(body);
+    expect(leftBehind()).toEqual([]);
+  });
+
+  test('a multipart body to a route that reads one, without credentials: refused before it is read', async () => {
+    const total = 40_000_000;
+    const res = await answerBeforeBodyEnds('POST', '/upload', {}, total);
+    expect(res.status).toBe(401);
+    expect(JSON.parse(res.body)).toEqual(strapiError(401, 'UnauthorizedError', 'Missing or invalid credentials'));
+    expect(res.sentBytes).toBeLessThan(total / 4);
+    expect(res.leftAtAnswer).toEqual([]);
+    expect(leftBehind()).toEqual([]);
+  });
+
+  test('the routes that read one still do: the Media Library (upload, replace, info, single file), the logos, the content API; nothing left', async () => {
+    const contentApi = { Authorization: `Bearer ${(await app.strapi.service('admin::api-token').create({ name: 'bodies', type: 'full-access', lifespan: null })).accessKey}` };
+    const send = (method: 'post' | 'put', requestPath: string, headers: Record<string, string>, parts: Part[]) => {
+      const { body, type } = form(parts);
+      return app.http[method](requestPath).set(headers).set('Content-Type', type).send(body);
+    };
+    const file = (name: string, field = 'files'): Part => ({ name: field, filename: name, type: 'image/png', bytes: image });
+    const info = (name: string): Part => ({ name: 'fileInfo', bytes: JSON.stringify({ name, alternativeText: `alt of ${name}` }) });
+    const stored = (url: string) => fs.existsSync(path.join(app.publicDir, url));
+
+    const uploaded = await send('post', '/upload', admin, [info('one.png'), file('one.png')]);
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.body).toHaveLength(1);
+    const [one] = uploaded.body;
+    expect(one).toMatchObject({ name: 'one.png', alternativeText: 'alt of one.png', mime: 'image/png', width: 64, height: 48 });
+    expect(stored(one.url)).toBe(true);
+    expect(leftBehind()).toEqual([]);
+
+    const replaced = await send('post', `/upload?id=${one.id}`, admin, [info('two.png'), file('two.png')]);
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ id: one.id, name: 'two.png', alternativeText: 'alt of two.png', width: 64, height: 48 });
+    expect(stored(replaced.body.url)).toBe(true);
+
+    const single = await send('post', '/upload/files', admin, [info('three.png'), file('three.png')]);
+    expect(single.status).toBe(201);
+    expect(single.body).toMatchObject({ name: 'three.png', alternativeText: 'alt of three.png' });
+    expect(stored(single.body.url)).toBe(true);
+
+    const renamed = await send('put', `/upload/files/${one.id}`, admin, [info('renamed.png')]);
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ id: one.id, name: 'renamed.png', alternativeText: 'alt of renamed.png' });
+
+    const swapped = await send('post', `/upload/files/${single.body.id}/replace`, admin, [file('four.png')]);
+    expect(swapped.status).toBe(200);
+    expect(swapped.body).toMatchObject({ id: single.body.id, name: 'four.png' });
+
+    const logo = await send('post', '/admin/project-settings', admin, [file('logo.png', 'menuLogo')]);
+    expect(logo.status).toBe(200);
+    expect(logo.body.menuLogo).toMatchObject({ name: 'logo.png', width: 64, height: 48, ext: '.png' });
+    expect(stored(logo.body.menuLogo.url)).toBe(true);
+
+    const viaContentApi = await send('post', '/api/upload', contentApi, [file('five.png')]);
+    expect(viaContentApi.status).toBe(201);
+    expect(viaContentApi.body[0]).toMatchObject({ name: 'five.png', mime: 'image/png' });
+    expect(stored(viaContentApi.body[0].url)).toBe(true);
+
+    const rows = await app.strapi.db.query('plugin::upload.file').findMany({ select: ['name'] });
+    expect(rows.map((row: { name: string }) => row.name).sort()).toEqual(['five.png', 'four.png', 'renamed.png']);
+    expect(leftBehind()).toEqual([]);
+  });
+
+  test('a body such a route cannot read: 413 past formidable\'s field count, 400 when malformed, in Strapi\'s error shape; nothing left', async () => {
+    const fields: Part[] = Array.from({ length: 1001 }, (_, i) => ({ name: `f${i}`, bytes: 'x' }));
+    const many = form([{ name: 'files', filename: 'a.png', type: 'image/png', bytes: image }, ...fields]);
+    const overCount = await app.http.post('/upload').set(admin).set('Content-Type', many.type).send(many.body);
+    expect(overCount.status).toBe(413);
+    expect(overCount.body).toEqual(strapiError(413, 'PayloadTooLargeError', 'Multipart body over its limits'));
+
+    const boundary = 'cutShort';
+    const cut = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+      twoMb,
+    ]);
+    const malformed = await app.http.post('/upload').set(admin).set('Content-Type', `multipart/form-data; boundary=${boundary}`).send(cut);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual(strapiError(400, 'BadRequestError', 'Malformed multipart body'));
+    expect(leftBehind()).toEqual([]);
+  });
+});
+
+describe('the upload paths in any case, as the router matches them', () => {
+  const scrape = async () => {
+    const res = await app.http.get('/_metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
+    expect(res.status).toBe(200);
+    return parseSamples(res.text);
+  };
+
+  /** An answer's shape: its keys, at every depth, and the types of their values. */
+  const shape = (value: unknown): unknown =>
+    value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([name, v]) => [name, shape(v)])) : typeof value;
+
+  test.each([
+    ['/API/1/UPLOAD', '/api/1/upload'],
+    ['/Api/1/Upload/', '/api/1/upload'],
+    ['/api/1/%55pload', '/api/1/upload'],
+    ['/1/UPLOAD', '/1/upload'],
+    ['/1/Upload/', '/1/upload'],
+    ['/1/upload//', '/1/upload'],
+  ])('%s: an upload, as on %s; nothing left', async (requestPath, lowerCase) => {
+    const send = (to: string) => app.http.post(to).set('X-API-Key', app.key).attach('source', image, 'a.png');
+    const [expected, res] = [await send(lowerCase), await send(requestPath)];
+    expect([res.status, expected.status]).toEqual([200, 200]);
+    expect(shape(res.body)).toEqual(shape(expected.body));
+    const stored = lowerCase === '/1/upload' ? res.body.data : res.body.image;
+    expect([Number(stored.width), Number(stored.height)]).toEqual([64, 48]);
+    expect(fs.existsSync(path.join(app.uploadsDir, new URL(stored.url).pathname.split('/').pop()!))).toBe(true);
+    expect(leftBehind()).toEqual([]);
+  });
+
+  test('a wrong key in the header: 401 before the body is read, counted as a refused upload of its dialect; nothing left', async () => {
+    const before = await scrape();
+    const total = 20_000_000;
+    for (const requestPath of ['/API/1/UPLOAD', '/Api/1/Upload/', '/1/UPLOAD', '/1/Upload/']) {
+      const res = await answerBeforeBodyEnds('POST', requestPath, { 'x-api-key': 'img_wrong_0123456789' }, total);
+      expect([requestPath, res.status]).toEqual([requestPath, 401]);
+      expect(JSON.parse(res.body)).toEqual({ status_code: 401, error: { message: 'Invalid API key', code: 100 }, status_txt: 'Unauthorized' });
+      expect(res.sentBytes).toBeLessThan(total / 4);
+      expect(res.leftAtAnswer).toEqual([]);
+    }
+    const after = await scrape();
+    for (const dialect of ['api', 'imgbb']) {
+      const series = `image_api_uploads_total{dialect="${dialect}",source="none",status="401"}`;
+      expect([dialect, sample(after, series) - sample(before, series)]).toEqual([dialect, 2]);
+    }
+    expect(leftBehind()).toEqual([]);
+  });
+
+  test('a CORS preflight: the API\'s policy, not the admin panel\'s', async () => {
+    for (const requestPath of ['/API/1/UPLOAD', '/1/Upload/']) {
+      const res = await app.http
+        .options(requestPath)
+        .set('Origin', 'https://client.example')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'X-API-Key');
+      expect([requestPath, res.status]).toEqual([requestPath, 204]);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      expect(res.headers['access-control-max-age']).toBe('86400');
+    }
+  });
+
+  test('base64 over GET too long for the URL limit: the upload\'s own answer (400, 130), not 431', async () => {
+    const res = await app.http.get('/API/1/UPLOAD').query({ key: app.key, source: Buffer.alloc(30_000, 7).toString('base64') });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ message: 'Upload using base64 source must be done using POST method', code: 130 });
+  });
+
+  test('no spelling of an upload path answers 500; nothing left', async () => {
+    // PUT and DELETE only where the version and action are valid: elsewhere the version's or the
+    // action's error comes first, which the OpenAPI document does not say (left to its own issue).
+    const uploads = ['/API/1/UPLOAD', '/api/1/UPLOAD/', '/API/1/upload//', '/api/1/%55pload', '/api/1/upload%2F', '/1/UPLOAD', '/1/UPLOAD//', '/1/upload///'];
+    const others = ['/Api/01/Upload', '/API/2/UPLOAD', '/API/1/FROB', '/API/1/DELETE', '/API//1/upload', '/API/1', '/1/%55pload', '/1/Upload/x'];
+    const answers: string[] = [];
+    for (const requestPath of [...uploads, ...others]) {
+      for (const method of uploads.includes(requestPath) ? (['get', 'post', 'put', 'delete'] as const) : (['get', 'post'] as const)) {
+        const req = app.http[method](requestPath);
+        const res = method === 'get' ? await req : await req.set('Content-Type', twoFiles.type).send(twoFiles.body);
+        answers.push(`${method.toUpperCase()} ${requestPath} ${res.status}`);
+      }
+    }
+    expect(answers.filter((answer) => / 5\d\d$/.test(answer))).toEqual([]);
+    expect(leftBehind()).toEqual([]);
+  });
+});
