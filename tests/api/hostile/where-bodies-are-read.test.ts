@@ -3,48 +3,84 @@
  * - a multipart body is read only by a route that reads one (the Media Library's uploads, the admin's
  *   logos), once its authentication has passed, into a temp folder of the request's own that goes
  *   when the request ends; on any other path it is not read at all. Nothing is left in the OS temp
- *   folder (this app's own TMPDIR) or the plugin's temp root, whatever the answer;
+ *   folder (where Strapi's parser writes unless told otherwise) or the plugin's temp root, whatever the answer;
  * - the upload API's paths match in any case, as Strapi's router matches them: `/API/1/UPLOAD` and
  *   `/1/Upload/` pass the same front door as `/api/1/upload` (admission, the key first, the plugin's
  *   body parser, its CORS, its metrics), and no spelling answers 500.
  * The disk under load, client aborts and formidable's size limit: tests/faults/temp-files.test.ts.
  */
+import crypto from 'crypto';
 import fs from 'fs';
 import http from 'http';
 import os from 'os';
 import path from 'path';
+import sharp from 'sharp';
 import type { AddressInfo } from 'net';
 import { useApp } from '../../helpers/app';
 import { adminToken } from '../../helpers/admin';
-import { png } from '../../helpers/fixtures';
 import { parseSamples, sample } from '../../helpers/prometheus-text';
 
 const METRICS_TOKEN = 'where-bodies-are-read-metrics-token';
-// Strapi's parser writes to os.tmpdir() (formidable reads it when first loaded, at the app's boot).
-const TMPDIR = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-tmpdir-'));
-const app = useApp({ TMPDIR, IMAGE_API_METRICS_TOKEN: METRICS_TOKEN });
+const app = useApp({ IMAGE_API_METRICS_TOKEN: METRICS_TOKEN });
 
+const startedAt = Date.now();
+/** The first bytes of every file part this file sends but its images: how its files are told apart. */
+const MARK = crypto.randomBytes(32);
+const twoMb = Buffer.concat([MARK, Buffer.alloc(2_000_000 - MARK.length, 0x61)]);
 let port: number;
+/** A PNG of random pixels: its bytes are this file's alone. */
 let image: Buffer;
 let admin: Record<string, string>;
-const twoMb = Buffer.alloc(2_000_000, 0x61);
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
   port = (app.strapi.server.httpServer.address() as AddressInfo).port;
-  image = await png(64, 48);
+  image = await sharp(crypto.randomBytes(61 * 47 * 3), { raw: { width: 61, height: 47, channels: 3 } }).png().toBuffer();
   admin = { Authorization: `Bearer ${await adminToken(app)}` };
 });
 afterAll(() => {
   app?.strapi.server.httpServer.close();
-  fs.rmSync(TMPDIR, { recursive: true, force: true });
 });
 
-/** Every file and folder under the OS temp folder and the plugin's temp root: none once a request is answered. */
-function leftBehind(): string[] {
-  const under = (root: string) => (fs.existsSync(root) ? fs.readdirSync(root, { recursive: true }).map((entry) => path.join(root, String(entry))) : []);
-  return [...under(TMPDIR), ...under(app.tmpDir)];
+/** Whether `file` starts with the bytes of one of this file's parts. */
+function isOurs(file: string): boolean {
+  const head = Buffer.alloc(256);
+  let read = 0;
+  try {
+    const fd = fs.openSync(file, 'r');
+    read = fs.readSync(fd, head, 0, head.length, 0);
+    fs.closeSync(fd);
+  } catch {
+    return false; // gone meanwhile
+  }
+  const start = head.subarray(0, read);
+  return read > 0 && [MARK, image].some((ours) => ours.subarray(0, read).equals(start.subarray(0, Math.min(read, ours.length))));
 }
+
+/**
+ * What this file's requests left: files of its parts in the OS temp folder, where Strapi's parser
+ * (formidable) writes unless told otherwise (the real one: Node's os.tmpdir() reads the process's
+ * environment, which a test cannot change; other processes use the folder too, so only files that
+ * start with this file's bytes count), and anything under the plugin's temp root. None, once a
+ * request is answered.
+ */
+function everythingLeft(): string[] {
+  const tmp = os.tmpdir();
+  const parts = fs
+    .readdirSync(tmp, { withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(tmp, entry.name))
+    .filter((file) => (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= startedAt - 1000 && isOurs(file));
+  const plugin = fs.existsSync(app.tmpDir) ? fs.readdirSync(app.tmpDir, { recursive: true }).map((entry) => path.join(app.tmpDir, String(entry))) : [];
+  return [...parts, ...plugin];
+}
+
+// What a test left is its own failure, not the next one's.
+let earlier = new Set<string>();
+beforeEach(() => {
+  earlier = new Set(everythingLeft());
+});
+const leftBehind = () => everythingLeft().filter((file) => !earlier.has(file));
 
 interface Part {
   name: string;
@@ -78,6 +114,7 @@ const twoFiles = form([
 function answerBeforeBodyEnds(method: string, requestPath: string, headers: Record<string, string>, total: number) {
   const boundary = 'earlyBoundary';
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const first = Buffer.concat([MARK, Buffer.alloc(256 * 1024 - MARK.length, 0x62)]);
   const chunk = Buffer.alloc(256 * 1024, 0x62);
   return new Promise<{ status: number; body: string; sentBytes: number; leftAtAnswer: string[] }>((resolve, reject) => {
     let sent = 0;
@@ -98,12 +135,13 @@ function answerBeforeBodyEnds(method: string, requestPath: string, headers: Reco
     });
     req.on('error', (error) => (answered ? undefined : reject(error)));
     (async () => {
-      await new Promise((r) => req.write(head, r));
-      sent += head.length;
-      while (sent + chunk.length <= total) {
+      await new Promise((r) => req.write(Buffer.concat([head, first]), r));
+      sent += head.length + first.length;
+      while (sent < total) {
         if (answered || req.destroyed) return;
-        await new Promise((r) => req.write(chunk, r));
-        sent += chunk.length;
+        const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+        await new Promise((r) => req.write(piece, r));
+        sent += piece.length;
         await new Promise((r) => setTimeout(r, 2));
       }
     })();
@@ -152,13 +190,13 @@ describe('a multipart body is read only by a route that reads one', () => {
     expect(uploaded.status).toBe(201);
     expect(uploaded.body).toHaveLength(1);
     const [one] = uploaded.body;
-    expect(one).toMatchObject({ name: 'one.png', alternativeText: 'alt of one.png', mime: 'image/png', width: 64, height: 48 });
+    expect(one).toMatchObject({ name: 'one.png', alternativeText: 'alt of one.png', mime: 'image/png', width: 61, height: 47 });
     expect(stored(one.url)).toBe(true);
     expect(leftBehind()).toEqual([]);
 
     const replaced = await send('post', `/upload?id=${one.id}`, admin, [info('two.png'), file('two.png')]);
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toMatchObject({ id: one.id, name: 'two.png', alternativeText: 'alt of two.png', width: 64, height: 48 });
+    expect(replaced.body).toMatchObject({ id: one.id, name: 'two.png', alternativeText: 'alt of two.png', width: 61, height: 47 });
     expect(stored(replaced.body.url)).toBe(true);
 
     const single = await send('post', '/upload/files', admin, [info('three.png'), file('three.png')]);
@@ -176,7 +214,7 @@ describe('a multipart body is read only by a route that reads one', () => {
 
     const logo = await send('post', '/admin/project-settings', admin, [file('logo.png', 'menuLogo')]);
     expect(logo.status).toBe(200);
-    expect(logo.body.menuLogo).toMatchObject({ name: 'logo.png', width: 64, height: 48, ext: '.png' });
+    expect(logo.body.menuLogo).toMatchObject({ name: 'logo.png', width: 61, height: 47, ext: '.png' });
     expect(stored(logo.body.menuLogo.url)).toBe(true);
 
     const viaContentApi = await send('post', '/api/upload', contentApi, [file('five.png')]);
@@ -232,7 +270,7 @@ describe('the upload paths in any case, as the router matches them', () => {
     expect([res.status, expected.status]).toEqual([200, 200]);
     expect(shape(res.body)).toEqual(shape(expected.body));
     const stored = lowerCase === '/1/upload' ? res.body.data : res.body.image;
-    expect([Number(stored.width), Number(stored.height)]).toEqual([64, 48]);
+    expect([Number(stored.width), Number(stored.height)]).toEqual([61, 47]);
     expect(fs.existsSync(path.join(app.uploadsDir, new URL(stored.url).pathname.split('/').pop()!))).toBe(true);
     expect(leftBehind()).toEqual([]);
   });
