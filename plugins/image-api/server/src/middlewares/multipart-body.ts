@@ -35,19 +35,29 @@ const strapiBodies = new WeakMap<Core.Strapi, StrapiBody>();
 const asBodyConfig = (config: unknown): BodyConfig => (config !== null && typeof config === 'object' ? (config as BodyConfig) : {});
 
 /**
- * Strapi's body parser for every path but the upload API's and the multipart routes: as the app
- * configures it, without multipart. A multipart body is left unread (Node discards it once the
- * answer is sent), and the route sees an empty body, as for a form without fields.
+ * Strapi's body parser for every path but the upload API's: as the app configures it, without
+ * multipart. A multipart body is not parsed (the routes that read one parse it themselves, after
+ * their authentication), and the route sees an empty body, as for a form without fields.
+ *
+ * A body the route left unread (that one, or one refused half-read: over `jsonLimit`) is discarded
+ * as it arrives once the answer is ready, and the response ends after it (at most
+ * `bodyIdleTimeoutMs` later): a connection closed on unread data is reset, and the client loses the
+ * answer (requests/end-after-body.ts).
  */
 export function strapiBodyWithoutMultipart(strapi: Core.Strapi, factory: MiddlewareFactory, config: unknown): Middleware | undefined {
   strapiBodies.set(strapi, { factory, config: asBodyConfig(config) });
   const theirs = factory({ ...asBodyConfig(config), multipart: false }, { strapi });
   if (!theirs) return undefined;
-  return (ctx: Context, next: Next) =>
-    theirs(ctx, () => {
-      if (ctx.request.body === undefined && ctx.is('multipart')) ctx.request.body = {};
-      return next();
-    });
+  return async (ctx: Context, next: Next) => {
+    try {
+      await theirs(ctx, () => {
+        if (ctx.request.body === undefined && ctx.is('multipart')) ctx.request.body = {};
+        return next();
+      });
+    } finally {
+      if (!ctx.req.complete) endAfterBody(ctx.req, ctx.res, getConfig(strapi).bodyIdleTimeoutMs);
+    }
+  };
 }
 
 /** What formidable's errors carry (FormidableError): the status it suggests. */
