@@ -313,6 +313,13 @@ describe('the upload paths in any case, as the router matches them', () => {
     expect(res.body.error).toEqual({ message: 'Upload using base64 source must be done using POST method', code: 130 });
   });
 
+  test('/_HEALTH and /_health/: the plugin\'s health check, not Strapi\'s, which answers 204 whatever the database says', async () => {
+    for (const requestPath of ['/_HEALTH', '/_health/', '/_Health']) {
+      const res = await app.http.get(requestPath);
+      expect([requestPath, res.status, res.headers['cache-control'], res.headers.strapi]).toEqual([requestPath, 204, 'no-store', undefined]);
+    }
+  });
+
   test('no spelling of an upload path answers 500; nothing left', async () => {
     // PUT and DELETE only where the version and action are valid: elsewhere the version's or the
     // action's error comes first, which the OpenAPI document does not say (left to its own issue).
