@@ -16,6 +16,7 @@ import os from 'os';
 import path from 'path';
 import sharp from 'sharp';
 import type { AddressInfo } from 'net';
+import type { Context } from 'koa';
 import { useApp } from '../../helpers/app';
 import { adminToken } from '../../helpers/admin';
 import { parseSamples, sample } from '../../helpers/prometheus-text';
@@ -224,6 +225,32 @@ describe('a multipart body is read only by a route that reads one', () => {
 
     const rows = await app.strapi.db.query('plugin::upload.file').findMany({ select: ['name'] });
     expect(rows.map((row: { name: string }) => row.name).sort()).toEqual(['five.png', 'four.png', 'renamed.png']);
+    expect(leftBehind()).toEqual([]);
+  });
+
+  test('an app\'s own route that names the plugin\'s parser reads its files from a folder of the request\'s own, gone once answered', async () => {
+    const seen: { file?: { size: number; filepath: string; existed: boolean } } = {};
+    app.strapi.server.routes([
+      {
+        method: 'POST',
+        path: '/own-multipart-route',
+        handler: (ctx: Context) => {
+          const part = ctx.request.files?.doc;
+          const file = Array.isArray(part) ? part[0] : part;
+          if (!file) throw new Error('no file part');
+          seen.file = { size: file.size, filepath: file.filepath, existed: fs.existsSync(file.filepath) };
+          ctx.body = { ok: true };
+        },
+        config: { auth: false, middlewares: ['plugin::image-api.multipart-body'] },
+      },
+    ]);
+    const { body, type } = form([{ name: 'doc', filename: 'doc.bin', bytes: twoMb }]);
+    const res = await app.http.post('/own-multipart-route').set('Content-Type', type).send(body);
+    expect([res.status, res.body]).toEqual([200, { ok: true }]);
+    const { size, filepath, existed } = seen.file ?? { size: 0, filepath: '', existed: false };
+    expect([size, existed]).toEqual([twoMb.length, true]);
+    expect(path.relative(app.tmpDir, filepath).split(path.sep)[0]).toMatch(/^req-/);
+    expect(fs.existsSync(filepath)).toBe(false);
     expect(leftBehind()).toEqual([]);
   });
 
