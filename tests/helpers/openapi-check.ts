@@ -27,10 +27,31 @@ export const takeChecked = () => state.checked.splice(0);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const pointer = (...parts: string[]) => `#/${parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 
-/** Finds the documented path a request path falls under: an exact one first, then the templates with fewest parameters. */
+/** A path with its escapes decoded (a malformed one is kept as sent), as the router decodes its parameters. */
+const decoded = (path: string) => {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+};
+
+/**
+ * Finds the documented path a request path falls under, as the router matches it (in any case, its
+ * parameters decoded: `/API/1/%55pload` is /api/1/upload): an exact one first, then the templates
+ * with fewest parameters.
+ */
 function matchPath(doc: Doc, path: string): string | null {
-  const trimmed = path.length > 1 ? path.replace(/\/$/, '') : path;
-  if (doc.paths[trimmed]) return trimmed;
+  const trim = (text: string) => (text.length > 1 ? text.replace(/\/$/, '') : text);
+  const exactly = (text: string) => Object.keys(doc.paths).find((documented) => documented.toLowerCase() === trim(text).toLowerCase());
+  const trimmed = trim(path);
+  const template = matchTemplate(doc, trimmed);
+  // Decoded only where a route's parameters take the path (`/api/{version}/{action}`): the router
+  // matches its literal paths (`/1/upload`) on the path as sent.
+  return exactly(path) ?? (template ? (exactly(decoded(path)) ?? template) : null);
+}
+
+function matchTemplate(doc: Doc, trimmed: string): string | null {
   const templates = Object.keys(doc.paths)
     .filter((p) => p.includes('{'))
     .sort((a, b) => a.split('{').length - b.split('{').length);
@@ -41,7 +62,7 @@ function matchPath(doc: Doc, path: string): string | null {
     const segment = (name: string) => parameters.find((p) => p.name === name)?.schema?.pattern?.replace(/^\^|\$$/g, '') ?? '[^/]+';
     const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
     const pieces = template.split(/\{[^}]+\}/).map(literal);
-    const pattern = new RegExp(`^${pieces.map((piece, i) => (i < names.length ? `${piece}(?:${segment(names[i])})` : piece)).join('')}$`);
+    const pattern = new RegExp(`^${pieces.map((piece, i) => (i < names.length ? `${piece}(?:${segment(names[i])})` : piece)).join('')}$`, 'i');
     if (pattern.test(trimmed)) return template;
   }
   return null;

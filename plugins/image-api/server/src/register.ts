@@ -4,6 +4,7 @@ import { metricsEndpoint } from './middlewares/metrics-endpoint';
 import { imageDelivery } from './middlewares/image-delivery';
 import { redactSecretsInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
+import { readMultipartOnStrapiRoutes } from './middlewares/multipart-routes';
 import { applyHeapGrowth } from './process/heap-growth';
 import { configureImageWork } from './images/image-work';
 import { restrictDecoders } from './images/decoders/image-decoders';
@@ -19,6 +20,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Held until the end of the plugin's bootstrap: instances booting at once set the schema up in turn.
   await getService(strapi, 'boot-lock').acquire();
   scopeMiddlewaresToUploadRoutes(strapi);
+  // Multipart bodies are read only by the routes that read them (middlewares/multipart-body.ts).
+  readMultipartOnStrapiRoutes(strapi);
   redactSecretsInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
   strapi.server.use(healthEndpoint(strapi));

@@ -10,12 +10,13 @@ import type { Context, Next } from 'koa';
 import { errorBody, errors } from '../http/api-error';
 import { getService } from '../get-service';
 
-const HEALTH_PATH = '/_health';
+/** `/_health`, as Strapi's router matches its own (any case, one trailing slash): none of them reaches it. */
+const HEALTH_PATH = /^\/_health\/?$/i;
 const RETRY_AFTER_SECONDS = 5;
 
 export function healthEndpoint(strapi: Core.Strapi) {
   return async (ctx: Context, next: Next) => {
-    if (ctx.path !== HEALTH_PATH || !['GET', 'HEAD'].includes(ctx.method)) return next();
+    if (!HEALTH_PATH.test(ctx.path) || !['GET', 'HEAD'].includes(ctx.method)) return next();
     const report = await getService(strapi, 'health').check();
     ctx.set('Cache-Control', 'no-store');
     if (report.healthy && report.degraded.length === 0) {

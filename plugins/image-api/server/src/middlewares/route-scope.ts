@@ -1,7 +1,10 @@
 /**
  * The upload routes get their own body parser and CORS policy; every other route of the app keeps
- * Strapi's. Done by wrapping the `strapi::body` and `strapi::cors` middlewares (Strapi's documented
- * `extend` hook), so the host app's config/middlewares.ts needs no change.
+ * Strapi's, except that Strapi's parser reads no multipart body there: the routes that read one get
+ * it parsed by a middleware of their own (multipart-body.ts, multipart-routes.ts). Done by wrapping
+ * the `strapi::body` and `strapi::cors` middlewares (Strapi's documented `extend` hook), so the host
+ * app's config/middlewares.ts needs no change. Which paths are the upload routes' is
+ * upload-paths.ts's to say, as the router says it.
  */
 import cors from '@koa/cors';
 import type { Core } from '@strapi/strapi';
@@ -12,8 +15,7 @@ import { admission } from './admission';
 import { keyFirst } from './key-first';
 import { getConfig } from '../get-service';
 import { uploadPathMatcher } from './upload-paths';
-
-type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi }) => Middleware | undefined;
+import { strapiBodyWithoutMultipart, type MiddlewareFactory } from './multipart-body';
 
 function corsFor(strapi: Core.Strapi): Middleware {
   const origins = () => getConfig(strapi).corsOrigins;
@@ -33,9 +35,9 @@ function corsFor(strapi: Core.Strapi): Middleware {
 
 export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
   const isUploadPath = uploadPathMatcher(strapi);
-  const wrap = (name: string, ours: () => Middleware) => {
-    strapi.get('middlewares').extend(name, (factory: MiddlewareFactory) => (config: unknown, deps: { strapi: Core.Strapi }) => {
-      const theirs = factory(config, deps);
+  const wrap = (name: string, ours: () => Middleware, theirsOf: (factory: MiddlewareFactory, config: unknown) => Middleware | undefined) => {
+    strapi.get('middlewares').extend(name, (factory: MiddlewareFactory) => (config: unknown) => {
+      const theirs = theirsOf(factory, config);
       const mine = ours();
       return (ctx: Context, next: Next) =>
         isUploadPath(ctx.path) ? mine(ctx, next) : theirs ? theirs(ctx, next) : next();
@@ -55,6 +57,6 @@ export function scopeMiddlewaresToUploadRoutes(strapi: Core.Strapi) {
       };
     });
     return (ctx: Context, next: Next) => admit(ctx, () => checkKey(ctx, () => body(ctx, next)));
-  });
-  wrap('strapi::cors', () => corsFor(strapi));
+  }, (factory, config) => strapiBodyWithoutMultipart(strapi, factory, config));
+  wrap('strapi::cors', () => corsFor(strapi), (factory, config) => factory(config, { strapi }));
 }

@@ -8,8 +8,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'http';
 
+/** Responses already set to end after their body: a second call (an outer middleware's) is a no-op. */
+const waiting = new WeakSet<ServerResponse>();
+
 export function endAfterBody(req: IncomingMessage, res: ServerResponse, maxWaitMs: number): void {
-  if (req.complete) return;
+  if (req.complete || waiting.has(res)) return;
+  waiting.add(res);
   req.resume(); // the rest is discarded as it arrives, never held
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   res.end = ((...args: unknown[]) => {

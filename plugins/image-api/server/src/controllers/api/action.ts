@@ -1,6 +1,6 @@
 /** What the dialect's actions (upload.ts, delete.ts, albums.ts) are, for index.ts that runs them. */
 import type { Context } from 'koa';
-import type { Format, SentParams } from '../../http/request-params';
+import { ACTIONS, type Action, type Format, type SentParams } from '../../http/request-params';
 import type { UploadRequestState } from '../../middlewares/upload-body';
 
 /** The answer shapes of a success: the API's own, or imgbb's (contract §10). */
@@ -12,6 +12,15 @@ export type Dialect = 'api' | 'imgbb';
  */
 export const uploadDialect = (route: Dialect, sent: Pick<SentParams, 'sourceField'>): Dialect =>
   route === 'imgbb' || sent.sourceField === 'image' ? 'imgbb' : 'api';
+
+/**
+ * The action a route path names (`/api/1/<action>`, the router's parameter, decoded): one trailing
+ * slash allowed, and in any case, as the router matches the path itself (`/API/1/UPLOAD`).
+ */
+export const routeAction = (value: unknown): Action | null => {
+  const action = String(value ?? '').replace(/\/$/, '').toLowerCase();
+  return (ACTIONS as readonly string[]).includes(action) ? (action as Action) : null;
+};
 
 /** An action of the dialect: answers `ctx` in `format` (checked by the action's own parameters). */
 export type ActionHandler = (ctx: Context, sent: SentParams, state: UploadRequestState, format: Format, dialect: Dialect) => Promise<void>;

@@ -7,13 +7,13 @@ import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { errors, isApiError } from '../../http/api-error';
 import { outageAnswer } from '../../http/outages';
-import { ACTIONS, answerFormat, gatherParams, type Action, type Format, type SentParams } from '../../http/request-params';
+import { answerFormat, gatherParams, type Action, type Format, type SentParams } from '../../http/request-params';
 import type { UploadRequestState } from '../../middlewares/upload-body';
 import { albumsAction } from './albums';
 import { answerError } from '../../http/answers';
 import { deleteAction } from './delete';
 import { uploadAction } from './upload';
-import { uploadDialect, type ActionHandler, type Dialect } from './action';
+import { routeAction, uploadDialect, type ActionHandler, type Dialect } from './action';
 import { getService } from '../../get-service';
 import type { SourceLabel } from '../../services/runtime/metrics';
 
@@ -24,11 +24,6 @@ const sourceLabel = (sent: SentParams): SourceLabel => {
 };
 
 const OUTAGE_LOG_MS = 10_000;
-
-const asAction = (value: unknown): Action | null => {
-  const action = String(value ?? '').replace(/\/$/, '');
-  return (ACTIONS as readonly string[]).includes(action) ? (action as Action) : null;
-};
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   // An outage fails every request at once: it is logged once per OUTAGE_LOG_MS, not once per request.
@@ -66,7 +61,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // An upload's answer is counted by dialect, source kind and status (services/runtime/metrics.ts).
     // A refusal before the body is read (413, a malformed body) counts as source `none`.
     let counted: { dialect: Dialect; source: SourceLabel } | null =
-      dialect === 'imgbb' || asAction(ctx.params.action) === 'upload' ? { dialect, source: 'none' } : null;
+      dialect === 'imgbb' || routeAction(ctx.params.action) === 'upload' ? { dialect, source: 'none' } : null;
     try {
       if (!state) throw new Error('the upload body middleware did not run (keep strapi::body in config/middlewares.ts)');
       if (state.bodyError) throw state.bodyError;
@@ -90,7 +85,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     handle(ctx: Context) {
       return run(ctx, 'api', () => {
         if (ctx.params.version !== '1') throw errors.badVersion();
-        const action = asAction(ctx.params.action);
+        const action = routeAction(ctx.params.action);
         if (!action) throw errors.badAction();
         return action;
       });
