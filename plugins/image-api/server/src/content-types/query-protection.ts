@@ -6,7 +6,7 @@
  *
  * Every admin route that takes a query sanitizes it through Strapi's permissions manager
  * (`admin::permission`'s createPermissionsManager: the Content Manager's lists and relation pickers,
- * the Media Library's files and folders, releases, history). Its `sanitizeQuery` checks only the
+ * the Media Library's files and folders, content releases). Its `sanitizeQuery` checks only the
  * queried model's own fields: a path through a relation (`api_key.contact`, `api_key.images.
  * delete_hash`, a Media Library file's `related` images) reaches the target's fields unchecked. This
  * module wraps that `sanitizeQuery`: at any depth of `filters`, `sort` and `populate` (their nested
@@ -52,7 +52,7 @@ interface PermissionsManager {
 }
 
 interface ManagerOptions {
-  ability: Ability;
+  ability?: Ability;
   model: string;
 }
 
@@ -62,15 +62,15 @@ const SERVER_ONLY = new Map<string, Set<string>>(Object.entries(SERVER_ONLY_FIEL
 const TEXT_TYPES = new Set(['string', 'text', 'uid', 'email', 'enumeration', 'richtext']);
 const NUMBER_TYPES = new Set(['biginteger', 'integer', 'decimal', 'float']);
 
-/** Whether an admin with `ability` may query `field` of `uid` (see the file comment). */
-export function readableBy(ability: Ability): (uid: string, field: string) => boolean {
+/** Whether an admin with `ability` may query `field` of `uid` (see the file comment); no ability reads no key field. */
+export function readableBy(ability: Ability | undefined): (uid: string, field: string) => boolean {
   const cache = new Map<string, boolean>();
   return (uid, field) => {
     if (SERVER_ONLY.get(uid)?.has(field)) return false;
     if (uid !== API_KEY_UID || KEY_AS_RELATION.has(field)) return true;
     let readable = cache.get(field);
     if (readable === undefined) {
-      readable = ability.can(READ, API_KEY_UID, field);
+      readable = typeof ability?.can === 'function' && ability.can(READ, API_KEY_UID, field);
       cache.set(field, readable);
     }
     return readable;
