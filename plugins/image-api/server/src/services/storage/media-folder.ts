@@ -48,6 +48,7 @@ interface JoinTable {
 
 /** Rows of album ids whose files are counted in one query (bind variables stay far below every database's limit). */
 const COUNT_CHUNK = 500;
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   let pending: Promise<MediaFolder> | null = null;
   let checkedAt = 0;
