@@ -4,11 +4,12 @@ import type { TestApp } from './app';
 /** Strapi's default roles, by code. */
 export type AdminRole = 'strapi-super-admin' | 'strapi-editor' | 'strapi-author';
 
+/** A JWT of the admin user `email`, made with `role` (a default role, or the code of one made in a test) if new. */
 export async function adminToken(
   app: TestApp,
   email = 'admin@img.test',
   password = 'Admin-pass-1234',
-  role: AdminRole = 'strapi-super-admin'
+  role: AdminRole | string = 'strapi-super-admin'
 ): Promise<string> {
   const roleRow = await app.strapi.db.query('admin::role').findOne({ where: { code: role } });
   const existing = await app.strapi.db.query('admin::user').findOne({ where: { email } });

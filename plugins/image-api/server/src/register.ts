@@ -13,6 +13,7 @@ import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
 import { imgbbRoutes } from './routes/imgbb';
 import { pageRoutes } from './routes/pages';
 import { protectFields } from './content-types/field-protection';
+import { protectQueries } from './content-types/query-protection';
 import { deleteImagesWhole } from './content-types/image/document-deletion';
 import { withholdCreateOnImages } from './admin-permissions';
 
@@ -69,6 +70,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Fields only the server writes are dropped from what the Content Manager sends; secrets and the
   // sweep's bookkeeping never leave the server, nested or not, for any role.
   protectFields(strapi);
+  protectQueries(strapi);
 
   // An image deleted in the Content Manager goes whole: files, Media Library entry and record.
   deleteImagesWhole(strapi);

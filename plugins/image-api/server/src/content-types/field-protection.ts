@@ -74,7 +74,7 @@ const SECRET_NAMES = new Set(Object.values(SERVER_ONLY_FIELDS).flat());
 /** The image's relation to its key (content-types/image/schema.ts). */
 const KEY_RELATION = 'api_key';
 /** What a key shows as an image's relation: enough to tell which key it is. */
-const KEY_AS_RELATION = new Set(['id', 'documentId', 'name', 'key_prefix', 'key_last4', 'active', 'locale', 'publishedAt']);
+export const KEY_AS_RELATION: ReadonlySet<string> = new Set(['id', 'documentId', 'name', 'key_prefix', 'key_last4', 'active', 'locale', 'publishedAt']);
 
 /** Deepest level walked; documents with their relations are far shallower. */
 const MAX_DEPTH = 16;

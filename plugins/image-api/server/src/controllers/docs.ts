@@ -8,13 +8,15 @@ import path from 'path';
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { openApiDocument } from '../openapi/document';
+import { answerError } from '../http/answers';
+import { errors } from '../http/api-error';
 import { getConfig, getService } from '../get-service';
 
-/** The files the page loads, by the name it loads them by. */
-const ASSETS: Record<string, { file: () => string; type: string }> = {
-  'swagger-ui.css': { file: () => path.join(swaggerUiDir(), 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
-  'swagger-ui-bundle.js': { file: () => path.join(swaggerUiDir(), 'swagger-ui-bundle.js'), type: 'application/javascript; charset=utf-8' },
-};
+/** The files the page loads, by the name it loads them by (a Map: `constructor` names no file). */
+const ASSETS = new Map<string, { file: () => string; type: string }>([
+  ['swagger-ui.css', { file: () => path.join(swaggerUiDir(), 'swagger-ui.css'), type: 'text/css; charset=utf-8' }],
+  ['swagger-ui-bundle.js', { file: () => path.join(swaggerUiDir(), 'swagger-ui-bundle.js'), type: 'application/javascript; charset=utf-8' }],
+]);
 
 function swaggerUiDir(): string {
   return path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -72,17 +74,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     asset(ctx: Context) {
       const name = String(ctx.params.file);
-      ctx.set('Cache-Control', 'public, max-age=86400');
-      if (name === 'init.js') {
-        ctx.type = 'application/javascript; charset=utf-8';
-        ctx.body = INIT;
+      const asset = ASSETS.get(name);
+      if (name !== 'init.js' && !asset) {
+        answerError(ctx, errors.notFound(), 'json');
         return;
       }
-      const asset = ASSETS[name];
+      ctx.set('Cache-Control', 'public, max-age=86400');
       if (!asset) {
-        ctx.status = 404;
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = 'Not found';
+        ctx.type = 'application/javascript; charset=utf-8';
+        ctx.body = INIT;
         return;
       }
       ctx.type = asset.type;

@@ -4,6 +4,7 @@
  * its place; a later one overrides an earlier one. Any other option, or a malformed value: 400/180.
  */
 import { errors } from '../http/api-error';
+import { ownValue } from '../../../shared/own-property';
 import type { RawOption } from './imgproxy-url';
 
 export const RESIZING_TYPES = ['fit', 'fill', 'fill-down', 'force', 'auto'] as const;
@@ -42,10 +43,10 @@ export const MAX_DPR = 4;
 
 const invalid = errors.invalidTransformation;
 
-const FORMAT_NAMES: Record<string, OutputFormat> = { jpg: 'jpeg', jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'avif', gif: 'gif' };
+const FORMAT_NAMES = new Map<string, OutputFormat>([['jpg', 'jpeg'], ['jpeg', 'jpeg'], ['png', 'png'], ['webp', 'webp'], ['avif', 'avif'], ['gif', 'gif']]);
 
 export function formatNamed(name: string): OutputFormat {
-  const format = FORMAT_NAMES[name.toLowerCase()];
+  const format = FORMAT_NAMES.get(name.toLowerCase());
   if (!format) throw invalid(`unsupported format "${name}"`);
   return format;
 }
@@ -179,7 +180,8 @@ export function readOptions(options: RawOption[], presets: Record<string, string
         if (inPreset) throw invalid('a preset cannot name presets');
         argCount(option, 50);
         for (const preset of args) {
-          const definition = presets[preset];
+          // The configuration's own presets only: `pr:constructor` names none.
+          const definition = ownValue(presets, preset);
           if (definition === undefined) throw invalid(`unknown preset "${preset}"`);
           for (const inner of presetOptions(definition)) apply(inner, true);
         }

@@ -47,6 +47,8 @@ export const errors = {
   invalidSignature: () => new ApiError(403, 181, 'Invalid signature'),
   noImageId: () => new ApiError(400, 130, 'No image id provided'),
   imageNotFound: () => new ApiError(404, 404, 'Image not found'),
+  /** A path under the API that names nothing (a file of the docs page that does not exist). */
+  notFound: () => new ApiError(404, 404, 'Not found'),
   methodNotAllowed: () => new ApiError(405, 405, 'Method not allowed: use POST (or GET)'),
   notAnImage: () => new ApiError(400, 310, "Can't get target upload source info"),
   invalidImage: (detail?: string) => new ApiError(400, 311, detail ? `Invalid image: ${detail}` : 'Invalid image'),

@@ -75,7 +75,8 @@ function text(value: unknown): string | null {
 }
 
 export function gatherParams(ctx: Context, body: { fields: Fields; parts: readonly BodyPart[] }): SentParams {
-  const fields: Fields = { ...(ctx.query as Fields), ...body.fields };
+  // No prototype: only what the client sent answers to a name.
+  const fields: Fields = Object.assign(Object.create(null) as Fields, ctx.query, body.fields);
   const picked = pickSource(fields, body.parts);
   return {
     key: text(ctx.get('x-api-key') || null) ?? text(fields.key),

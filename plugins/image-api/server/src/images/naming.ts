@@ -52,7 +52,7 @@ export function cleanOriginalFilename(name: string): string {
 const LIBRARY_NAME_LENGTH = 255;
 
 /** Extensions that name the stored format (`jpg` and `jpeg` are one). */
-const SAME_FORMAT: Record<string, string[]> = { jpg: ['jpg', 'jpeg'] };
+const SAME_FORMAT = new Map<string, string[]>([['jpg', ['jpg', 'jpeg']]]);
 
 /**
  * The file's name in the Media Library, what editors see on its card: the title when one was given,
@@ -63,7 +63,7 @@ export function libraryName(title: string | null, originalFilename: string, exte
   const named = title?.trim() || originalFilename;
   const dot = named.lastIndexOf('.');
   const own = dot > 0 ? named.slice(dot + 1).toLowerCase() : '';
-  if ((SAME_FORMAT[extension] ?? [extension]).includes(own)) return named;
+  if ((SAME_FORMAT.get(extension) ?? [extension]).includes(own)) return named;
   // The client's name's own image extension is replaced; a title's dot is part of the title.
   const base = !title?.trim() && dot > 0 && /^[a-z0-9]{2,5}$/.test(own) ? named.slice(0, dot) : named;
   // A client's name may already be 255 characters: the extension must still fit the column.

@@ -9,7 +9,7 @@ const SAMPLES: ApiError[] = [
   errors.noKey(), errors.invalidKey(), errors.revokedKey(), errors.expiredKey(),
   errors.duplicated('https://img.example.com/image/Ab12Cd34Ef'), errors.quotaExceeded('1000 images'), errors.quotaExceeded('5 GB of 5 GB used'), errors.badVersion(), errors.badAction(),
   errors.emptySource(), errors.base64ViaGet(), errors.badBase64(), errors.badFormat(), errors.invalidExpiration(60, 15_552_000),
-  errors.invalidAlbum(), errors.invalidWidth(), errors.invalidTransformation('unknown option "blur"'), errors.invalidSignature(), errors.noImageId(), errors.imageNotFound(), errors.methodNotAllowed(),
+  errors.invalidAlbum(), errors.invalidWidth(), errors.invalidTransformation('unknown option "blur"'), errors.invalidSignature(), errors.noImageId(), errors.imageNotFound(), errors.notFound(), errors.methodNotAllowed(),
   errors.notAnImage(), errors.invalidImage(), errors.disabledType('svg'), errors.tooBig(10_000_000), errors.tooManyPixels(100_000_000),
   errors.urlRefused('URL source refused: 10.0.0.1 is not a public address'), errors.urlFailed('URL source failed: the server answered 404'),
   errors.badRequest('Malformed request body'), errors.idempotencyKey(),

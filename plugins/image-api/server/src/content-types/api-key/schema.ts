@@ -51,8 +51,9 @@ export default {
     // Recognition without revealing: "img_AbCd" and the last four characters.
     key_prefix: { type: 'string', writable: false, configurable: false },
     key_last4: { type: 'string', writable: false, configurable: false },
-    key_hash: { type: 'string', private: true, unique: true, writable: false, configurable: false, visible: false },
-    key_encrypted: { type: 'text', private: true, writable: false, configurable: false, visible: false },
+    // Server-only (content-types/field-protection.ts): out of the Content Manager's search too.
+    key_hash: { type: 'string', private: true, unique: true, writable: false, configurable: false, visible: false, searchable: false },
+    key_encrypted: { type: 'text', private: true, writable: false, configurable: false, visible: false, searchable: false },
     images: { type: 'relation', relation: 'oneToMany', target: 'plugin::image-api.image', mappedBy: 'api_key' },
   },
   // Every request's key lookup; unique, so two instances provisioning one key cannot both insert it.

@@ -45,12 +45,13 @@ export default {
     // Keys that reuse or refuse duplicates (services/storage/duplicates.ts): SHA-256 of the key and the
     // bytes the client sent. The upload's answer as it gave it (no delete link), for every upload: a
     // duplicate answers it again, and the image's events carry it (services/storage/media-events.ts).
-    source_digest: { type: 'string', maxLength: 64, private: true, writable: false, configurable: false, visible: false },
+    // Server-only, like the fields below (content-types/field-protection.ts): out of the Content Manager's search too.
+    source_digest: { type: 'string', maxLength: 64, private: true, writable: false, configurable: false, visible: false, searchable: false },
     answer: { type: 'json', private: true, writable: false, configurable: false, visible: false },
     // SHA-256 of the delete link's secret; the secret itself is never stored.
-    delete_hash: { type: 'string', private: true, writable: false, configurable: false, visible: false },
+    delete_hash: { type: 'string', private: true, writable: false, configurable: false, visible: false, searchable: false },
     // The expiry sweep's claim on the record (which sweep, since when): several instances sweep at once.
-    expiry_claim: { type: 'string', private: true, writable: false, configurable: false, visible: false },
+    expiry_claim: { type: 'string', private: true, writable: false, configurable: false, visible: false, searchable: false },
     expiry_claimed_at: { type: 'datetime', private: true, writable: false, configurable: false, visible: false },
   },
   // Strapi creates no index for `unique: true`; every lookup the plugin makes has one here (the schema

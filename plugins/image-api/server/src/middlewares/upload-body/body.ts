@@ -1,10 +1,14 @@
 /** What the body parsers of the upload routes produce, and the limits they work to. */
 import type { BodyPart, Fields } from '../../http/source-precedence';
+import { ownValue } from '../../../../shared/own-property';
 
 export type { BodyPart };
 
 /** Text fields by name, as multipart and urlencoded bodies carry them; a repeated field keeps every value. */
 export type TextFields = Record<string, string | string[]>;
+
+/** Fields with no prototype: a field named `__proto__` or `constructor` is a field like any other. */
+export const noFields = (): TextFields => Object.create(null) as TextFields;
 
 /** A request body turned into text fields and `source`/`image` parts; nothing decided yet. */
 export interface ParsedBody {
@@ -38,7 +42,7 @@ export const maxBodyBytes = (limits: BodyLimits) => limits.maxTextBytes + MULTIP
 export const SOURCE_PARTS = new Set(['source', 'image']);
 
 export function addField(fields: TextFields, name: string, value: string) {
-  const current = fields[name];
+  const current = ownValue(fields, name);
   if (current === undefined) fields[name] = value;
   else fields[name] = Array.isArray(current) ? [...current, value] : [current, value];
 }

@@ -9,10 +9,10 @@
 import Busboy, { type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import type { Context } from 'koa';
 import { errors } from '../../http/api-error';
-import { addField, maxBodyBytes, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
+import { addField, maxBodyBytes, noFields, SOURCE_PARTS, type BodyLimits, type BodyPart, type ParsedBody, type TextFields } from './body';
 
 export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (size: number) => Buffer): Promise<ParsedBody> {
-  const fields: TextFields = {};
+  const fields: TextFields = noFields();
   const parts: BodyPart[] = [];
   let tooBig = false;
 

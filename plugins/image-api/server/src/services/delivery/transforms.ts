@@ -35,13 +35,13 @@ interface Recalled {
 /** Transformation URLs remembered. */
 const URLS_REMEMBERED = 10_000;
 
-const FORMAT_BY_MIME: Record<string, OutputFormat> = {
-  'image/jpeg': 'jpeg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'image/avif': 'avif',
-};
+const FORMAT_BY_MIME = new Map<string, OutputFormat>([
+  ['image/jpeg', 'jpeg'],
+  ['image/png', 'png'],
+  ['image/webp', 'webp'],
+  ['image/gif', 'gif'],
+  ['image/avif', 'avif'],
+]);
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const recalled = new LRUCache<string, Recalled>({ max: URLS_REMEMBERED });
@@ -80,7 +80,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!source) throw errors.imageNotFound();
 
       const named = spec.format ?? (url.extension ? formatNamed(url.extension) : null);
-      const format = named ?? negotiateFormat(accept, FORMAT_BY_MIME[source.file.mime] ?? 'jpeg');
+      const format = named ?? negotiateFormat(accept, FORMAT_BY_MIME.get(source.file.mime) ?? 'jpeg');
       const focal = source.image.focalPoint;
       const plan = planRender(source.file, spec, focal);
       if (plan.width * plan.height > cap || plan.scaledWidth * plan.scaledHeight > cap) throw tooBig();

@@ -4,11 +4,15 @@
  *   concurrent creators (requests, or several instances) retry on the unique `pathId` and converge on
  *   the oldest folder of that name;
  * - a key's destination: the folder its entry names, else the plugin's;
- * - albums: the destination and the folders below it. A folder is below another when its `path`
- *   (Strapi's chain of path ids, `/1/4/9`) extends the other's.
+ * - albums: the destination and the folders below it, but for another key's tree: a folder below
+ *   the destination that another key names as its own destination, and everything below that, are
+ *   that key's (a key whose destination is "API uploads" never reaches into the folder of a key
+ *   below it). A folder is below another when its `path` (Strapi's chain of path ids, `/1/4/9`)
+ *   extends the other's; paths are read at each request, so a folder an editor moves takes its
+ *   place at once.
  */
 import type { Core } from '@strapi/strapi';
-import { FILE_UID, FOLDER_UID } from '../../constants';
+import { API_KEY_UID, FILE_UID, FOLDER_UID } from '../../constants';
 import { getConfig } from '../../get-service';
 import { errors } from '../../http/api-error';
 
@@ -28,6 +32,22 @@ export interface Album {
 
 /** Whether `folder` is `base` or lies below it. */
 export const isWithin = (folder: MediaFolder, base: MediaFolder) => folder.path === base.path || folder.path.startsWith(`${base.path}/`);
+
+/** The paths from just below `base` down to `folder` itself (`/1/4` to `/1/4/9/12`: `/1/4/9`, `/1/4/9/12`). */
+export const pathsBelow = (base: MediaFolder, folder: MediaFolder): string[] => {
+  const steps = folder.path.slice(base.path.length).split('/').filter(Boolean);
+  return steps.map((_, i) => `${base.path}/${steps.slice(0, i + 1).join('/')}`);
+};
+
+/** Link tables, as Strapi's metadata names them (the owning side's). */
+interface JoinTable {
+  name: string;
+  joinColumn: { name: string };
+  inverseJoinColumn: { name: string };
+}
+
+/** Rows of album ids whose files are counted in one query (bind variables stay far below every database's limit). */
+const COUNT_CHUNK = 500;
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   let pending: Promise<MediaFolder> | null = null;
@@ -62,6 +82,49 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** A folder by id (its primary key), or null. */
   const findById = async (id: number): Promise<MediaFolder | null> =>
     ((await strapi.db.query(FOLDER_UID).findOne({ where: { id }, select: ['id', 'path'] })) as MediaFolder | null) ?? null;
+
+  const knex = () => strapi.db.connection;
+  const folderTable = () => strapi.db.metadata.get(FOLDER_UID).tableName;
+  const joinTable = (uid: string, attribute: string) =>
+    (strapi.db.metadata.get(uid).attributes[attribute] as unknown as { joinTable: JoinTable }).joinTable;
+  /** The key → folder link table (a key's destination). */
+  const keyFolderLink = () => joinTable(API_KEY_UID, 'folder');
+
+  /** Destinations of keys among `paths` (the unique index on `path`; a link per key that names a folder). */
+  const destinationsAmong = async (paths: string[]): Promise<string[]> => {
+    if (paths.length === 0) return [];
+    const link = keyFolderLink();
+    const rows: Array<{ path: string }> = await knex()(`${folderTable()} as f`)
+      .distinct('f.path')
+      .join(`${link.name} as l`, `l.${link.inverseJoinColumn.name}`, 'f.id')
+      .whereIn('f.path', paths);
+    return rows.map((row) => row.path);
+  };
+
+  /** Destinations of keys strictly below `base` (at most one row per key that names a folder). */
+  const destinationsBelow = async (base: MediaFolder): Promise<Set<string>> => {
+    const link = keyFolderLink();
+    const rows: Array<{ path: string }> = await knex()(`${folderTable()} as f`)
+      .distinct('f.path')
+      .join(`${link.name} as l`, `l.${link.inverseJoinColumn.name}`, 'f.id')
+      .where('f.path', 'like', `${base.path}/%`);
+    return new Set(rows.map((row) => row.path));
+  };
+
+  /** Files in each folder, by folder id (the file → folder link table, which the file side owns). */
+  const fileCounts = async (ids: number[]): Promise<Map<number, number>> => {
+    const link = joinTable(FILE_UID, 'folder');
+    const counts = new Map<number, number>();
+    for (let at = 0; at < ids.length; at += COUNT_CHUNK) {
+      const rows: Array<{ folder: number; files: number | string }> = await knex()(link.name)
+        .select({ folder: link.inverseJoinColumn.name })
+        .count({ files: '*' })
+        .whereIn(link.inverseJoinColumn.name, ids.slice(at, at + COUNT_CHUNK))
+        .groupBy(link.inverseJoinColumn.name);
+      for (const row of rows) counts.set(Number(row.folder), Number(row.files));
+    }
+    return counts;
+  };
 
   return {
     /**
@@ -103,41 +166,43 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /**
-     * Where an upload of this key goes: `albumId` when it is the key's destination or below it, else
-     * the error table's 160 (one answer for every wrong value, so folders outside are not revealed);
-     * the destination itself when no album is asked.
+     * Where an upload of this key goes: `albumId` when it is the key's destination or below it and
+     * in no other key's tree, else the error table's 160 (one answer for every wrong value, so
+     * folders outside are not revealed); the destination itself when no album is asked. Two lookups
+     * by primary key and one by the unique `path`, whatever the size of the library.
      */
     async uploadFolder(keyFolderId: number | null, albumId: number | null): Promise<MediaFolder> {
       const destination = await this.destinationOf(keyFolderId);
       if (albumId === null) return destination;
       const album = await findById(albumId);
       if (!album || !isWithin(album, destination)) throw errors.invalidAlbum();
+      if ((await destinationsAmong(pathsBelow(destination, album))).length > 0) throw errors.invalidAlbum();
       return album;
     },
 
     /**
-     * The albums of a key: its destination and every folder below it, with their file counts. Found by
-     * Strapi's path (indexed); each named by the names along it, its ancestors' included.
+     * The albums of a key, exactly what `uploadFolder` accepts: its destination and every folder below
+     * it but other keys' trees, with their file counts (counted for these folders only). Found by
+     * Strapi's path; each named by the names along it, its ancestors' included.
      */
     async albumsOf(keyFolderId: number | null): Promise<Album[]> {
       const destination = await this.destinationOf(keyFolderId);
-      const knex = strapi.db.connection;
-      const table = strapi.db.metadata.get(FOLDER_UID).tableName;
-      // The file → folder link table (the file side owns it).
-      const link = (strapi.db.metadata.get(FILE_UID).attributes.folder as unknown as { joinTable: { name: string; inverseJoinColumn: { name: string } } }).joinTable;
-      const rows: Array<{ id: number; name: string; path: string; image_count: number | string }> = await knex(`${table} as f`)
-        .select('f.id', 'f.name', 'f.path')
-        .select(knex(link.name).count('*').where(link.inverseJoinColumn.name, knex.ref('f.id')).as('image_count'))
-        .where('f.path', destination.path)
-        .orWhere('f.path', 'like', `${destination.path}/%`)
-        .orderBy('f.path');
+      const table = folderTable();
+      const [below, others] = await Promise.all([
+        knex()(table).select('id', 'name', 'path').where('path', destination.path).orWhere('path', 'like', `${destination.path}/%`).orderBy('path') as Promise<
+          Array<{ id: number; name: string; path: string }>
+        >,
+        destinationsBelow(destination),
+      ]);
+      const rows = below.filter((row) => !pathsBelow(destination, row).some((path) => others.has(path)));
+      const counts = await fileCounts(rows.map((row) => row.id));
       // Names of the destination's ancestors, for paths that read from the top of the Media Library.
       const ancestorIds = destination.path.split('/').filter(Boolean).slice(0, -1).map(Number);
-      const ancestors: Array<{ path_id: number; name: string }> = ancestorIds.length ? await knex(table).select('path_id', 'name').whereIn('path_id', ancestorIds) : [];
+      const ancestors: Array<{ path_id: number; name: string }> = ancestorIds.length ? await knex()(table).select('path_id', 'name').whereIn('path_id', ancestorIds) : [];
       const nameOf = new Map<string, string>(ancestors.map((a) => [String(a.path_id), a.name]));
       for (const row of rows) nameOf.set(row.path.split('/').pop()!, row.name);
       const readable = (path: string) => `/${path.split('/').filter(Boolean).map((id) => nameOf.get(id) ?? id).join('/')}`;
-      return rows.map((row) => ({ id: row.id, name: row.name, path: readable(row.path), imageCount: Number(row.image_count) }));
+      return rows.map((row) => ({ id: row.id, name: row.name, path: readable(row.path), imageCount: counts.get(row.id) ?? 0 }));
     },
   };
 };
