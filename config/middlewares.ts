@@ -2,6 +2,9 @@
 // route keeps Strapi's body parser with the settings below.
 import { storageOrigins } from './storage/s3';
 
+/** The origin of the app's public URL (config/server.ts): where its admin panel is. */
+const appOrigin = (env) => new URL(env('PUBLIC_URL', `http://localhost:${env.int('PORT', 1337)}`)).origin;
+
 export default ({ env }) => {
   // Strapi's own defaults (CSP_DEFAULTS of @strapi/utils), plus the bucket: without it the Media
   // Library shows no preview of files stored on S3 (the admin panel's CSP blocks them).
@@ -21,7 +24,14 @@ export default ({ env }) => {
         },
       },
     },
-    'strapi::cors',
+    {
+      // Every route but the image API's own (which answers CORS per IMAGE_API_CORS_ORIGINS): the
+      // admin panel's among them. Strapi's default echoes any Origin with credentials allowed, so a
+      // page on any origin the browser counts as same-site (another subdomain, the bucket's host)
+      // could send the admin's refresh cookie to POST /admin/access-token and read the token.
+      name: 'strapi::cors',
+      config: { origin: env.array('CORS_ORIGINS', [appOrigin(env)]) },
+    },
     'strapi::poweredBy',
     'strapi::query',
     'strapi::body',

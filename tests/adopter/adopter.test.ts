@@ -88,6 +88,12 @@ beforeAll(async () => {
   const original = fs.readFileSync(pluginsFile, 'utf8');
   expect(original).toMatch(/=> \(\{\n/);
   fs.writeFileSync(pluginsFile, original.replace(/=> \(\{\n/, (opening) => `${opening}  ${entry}\n`));
+  // The guide's line for Strapi's CORS, in place of the template's.
+  const cors = block('ts').find((line) => line.startsWith("{ name: 'strapi::cors'"))!;
+  const middlewaresFile = path.join(APP, 'config', 'middlewares.ts');
+  const middlewares = fs.readFileSync(middlewaresFile, 'utf8');
+  expect(middlewares).toContain("  'strapi::cors',\n");
+  fs.writeFileSync(middlewaresFile, middlewares.replace("'strapi::cors',", cors));
 
   // 3. The guide's .env lines, with this test's values.
   const port = await freePort();
@@ -186,6 +192,10 @@ test('the admin panel: the Image API page is built in, the Content Manager views
     .send({ firstname: 'Ada', lastname: 'Adopter', email: 'ada@adopter.test', password: 'Adopter-pass-1234' });
   expect(register.status).toBe(200);
   const auth = { Authorization: `Bearer ${register.body.data.token}` };
+
+  // The guide's CORS line: the admin's routes answer the app's own origin, no other.
+  const corsFor = async (origin: string) => (await api.options('/admin/access-token').set('Origin', origin).set('Access-Control-Request-Method', 'POST')).headers['access-control-allow-origin'];
+  expect([await corsFor('https://evil.example'), await corsFor(url)]).toEqual([undefined, url]);
 
   const overview = await api.get('/image-api/usage/overview').set(auth);
   expect(overview.status).toBe(200);

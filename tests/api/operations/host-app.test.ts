@@ -18,6 +18,22 @@ test('GET /favicon.ico answers the app\'s icon (it was a 500 with a stack trace 
   expect(Number(res.headers['content-length'])).toBeGreaterThan(100);
 });
 
+test("Strapi's CORS answers the app's own origin only (its default echoed any origin with credentials); the image API's routes keep their own", async () => {
+  const preflight = (path: string, origin: string) =>
+    app.http.options(path).set('Origin', origin).set('Access-Control-Request-Method', 'POST').set('Access-Control-Request-Headers', 'content-type');
+  for (const path of ['/admin/access-token', '/admin/login', '/content-manager/collection-types/plugin::image-api.api-key', '/api/upload']) {
+    const foreign = await preflight(path, 'https://evil.example');
+    expect([path, foreign.headers['access-control-allow-origin'], foreign.headers['access-control-allow-credentials']]).toEqual([path, undefined, undefined]);
+    const own = await preflight(path, 'http://img.test:1337');
+    expect([path, own.headers['access-control-allow-origin'], own.headers['access-control-allow-credentials']]).toEqual([path, 'http://img.test:1337', 'true']);
+  }
+  // A simple cross-origin request: the answer goes, but no browser hands it to the foreign page.
+  const login = await app.http.post('/admin/login').set('Origin', 'https://evil.example').send({ email: 'nobody@x.test', password: 'x' });
+  expect(login.headers['access-control-allow-origin']).toBeUndefined();
+  const upload = await preflight('/api/1/upload', 'https://evil.example');
+  expect(upload.headers['access-control-allow-origin']).toBe('*');
+});
+
 test('a boot without IMAGE_API_KEY_SECRET says so, and what it means; with it, nothing', async () => {
   const boot = async (secret: string | undefined) => {
     const db = await createScratchDb();
