@@ -6,6 +6,7 @@
 import crypto from 'crypto';
 import fs from 'fs';
 import path from 'path';
+import type { AddressInfo } from 'net';
 import sharp from 'sharp';
 import { generateImageUrl } from '@imgproxy/imgproxy-node';
 import { useApp } from '../../helpers/app';
@@ -41,11 +42,19 @@ const halves = (width: number, height: number) =>
     .jpeg({ quality: 95 })
     .toBuffer();
 
+/** Pixels that do not compress: a PNG of them stays near 3 bytes a pixel (a result over the hot cache's 1 MB entries). */
+const noise = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+
 let original: { url: string; name: string; medium: string; idEncoded: string };
+let large: { url: string; name: string };
 beforeAll(async () => {
   const res = await app.upload(app.key, await halves(1200, 800), { filename: 'halves.jpg' });
   expect(res.status).toBe(200);
   original = { url: res.body.image.url, name: res.body.image.name, medium: res.body.image.medium.url, idEncoded: res.body.image.id_encoded };
+  const big = await app.upload(app.key, await noise(1000, 800), { filename: 'noise.png' });
+  expect(big.status).toBe(200);
+  large = { url: big.body.image.url, name: big.body.image.name };
 });
 
 describe('URLs from imgproxy-node', () => {
@@ -332,5 +341,75 @@ describe('kept results', () => {
     const res = await app.upload(app.key, await png(300, 200));
     const answer = await app.http.get(`/img/x/pr:small/plain/${res.body.image.url}`);
     expect(answer.headers['content-type']).toBe('image/png');
+  });
+});
+
+describe('revalidation from fetch() (it sends Cache-Control: no-cache with every validator)', () => {
+  let base: string;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(app.strapi.server.httpServer.address() as AddressInfo).port}`;
+  });
+  const service = (name: string) => app.strapi.plugin('image-api').service(name);
+  /** A GET by Node's own fetch(); the status, the headers that matter and the body's length. */
+  const get = async (urlPath: string, headers: Record<string, string>) => {
+    const res = await fetch(`${base}${urlPath}`, { headers });
+    const body = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, etag: res.headers.get('etag'), bodyBytes: body.length };
+  };
+  /** The four ways a client revalidates, and what an origin answers (RFC 9110 §13.2.2). */
+  const revalidations = (etag: string, lastModified: string): Array<[string, Record<string, string>, number]> => [
+    ['the ETag', { 'If-None-Match': etag }, 304],
+    ['the ETag among others, weak', { 'If-None-Match': `"0-0", W/${etag}` }, 304],
+    ['the date alone', { 'If-Modified-Since': lastModified }, 304],
+    ['another ETag with a current date: If-None-Match decides', { 'If-None-Match': '"0-0"', 'If-Modified-Since': lastModified }, 200],
+  ];
+
+  test('a direct file: 304 on the app path (a cold file) and on the fast path (its hot repeat)', async () => {
+    const image = (await app.upload(app.key, await jpeg(500, 400), { filename: 'revalidated.jpg' })).body.image;
+    const urlPath = app.pathOf(image.url);
+    const stat = fs.statSync(path.join(app.uploadsDir, path.basename(urlPath)));
+    const etag = `"${Math.floor(stat.mtimeMs / 1000).toString(16)}-${stat.size.toString(16)}"`;
+    const find = jest.spyOn(service('direct-files'), 'find');
+    try {
+      // Never served yet: the app answers (and keeps the bytes hot).
+      expect(await get(urlPath, { 'If-None-Match': etag })).toEqual({ status: 304, etag, bodyBytes: 0 });
+      expect(find).toHaveBeenCalledTimes(1);
+      // A lookup is reused for a second: should the next request come later, it goes through the app once more.
+      find.mockClear();
+      for (const [what, headers, status] of revalidations(etag, stat.mtime.toUTCString())) {
+        const answer = await get(urlPath, headers);
+        expect([what, answer.status, answer.bodyBytes]).toEqual([what, status, status === 304 ? 0 : stat.size]);
+      }
+      expect(find.mock.calls.length).toBeLessThan(4);
+    } finally {
+      find.mockRestore();
+    }
+  });
+
+  test('a transformation: 304 from the app (a result too big to keep in memory) and from the fast path (a hot one)', async () => {
+    const answer = jest.spyOn(service('transforms'), 'answer');
+    try {
+      for (const [what, urlPath, viaApp] of [
+        ['large', signed(large.url, { width: 1000, format: 'png' }), true],
+        ['hot', signed(original.url, { width: 222, format: 'jpg' }), false],
+      ] as const) {
+        const first = await fetch(`${base}${urlPath}`);
+        expect(first.status).toBe(200);
+        const etag = first.headers.get('etag')!;
+        const lastModified = first.headers.get('last-modified')!;
+        expect((await first.arrayBuffer()).byteLength).toBeGreaterThan(0);
+        answer.mockClear();
+        for (const [how, headers, status] of revalidations(etag, lastModified)) {
+          const again = await get(urlPath, headers);
+          expect([what, how, again.status, again.etag]).toEqual([what, how, status, etag]);
+          if (status === 304) expect(again.bodyBytes).toBe(0);
+        }
+        if (viaApp) expect(answer).toHaveBeenCalledTimes(4);
+        else expect(answer.mock.calls.length).toBeLessThan(4);
+      }
+    } finally {
+      answer.mockRestore();
+    }
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Answers with bytes that never change under their URL (contract §13.1): direct image files and
  * transformation results. `Cache-Control: public, max-age=N, immutable`, a strong ETag and
- * Last-Modified; a revalidation answers 304 (Koa's `ctx.fresh`, the `fresh` package); HEAD; one
+ * Last-Modified; a revalidation answers 304 (conditional-request.ts, the origin's rules); HEAD; one
  * `Range` answers 206 (the `range-parser` package; several ranges get the whole file, as nginx does
  * when it would not combine them), an unsatisfiable one 416.
  */
 import fs from 'fs';
 import type { Context } from 'koa';
 import parseRange from 'range-parser';
+import { isNotModified } from './conditional-request';
 
 export interface ImmutableBytes {
   /** The bytes, when they are in memory; else `path` is streamed. */
@@ -52,7 +53,7 @@ export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModifi
 export function answerImmutable(ctx: Context, item: ImmutableBytes, options: AnswerOptions): void {
   ctx.status = 200;
   ctx.set(immutableHeaders(item, options));
-  if (ctx.fresh) {
+  if (isNotModified(ctx.req.headers, item)) {
     ctx.status = 304;
     ctx.body = null;
     return;
