@@ -229,6 +229,41 @@ describe('kept results', () => {
     expect(Buffer.compare(range.body, first.body.subarray(0, 10))).toBe(0);
   });
 
+  test('a result too big for the hot bytes is streamed from its kept file: the bytes, HEAD, Range; a file gone since is rendered anew', async () => {
+    const url = signed(large.url, { width: 990, format: 'png' });
+    const first = await app.http.get(url);
+    expect(first.status).toBe(200);
+    expect(first.body.length).toBeGreaterThan(1_000_000);
+    await kept();
+    const [row] = await renditions().where('image_name', large.name).where('width', 990);
+    const file = path.join(app.uploadsDir, `${row.hash}${row.ext}`);
+    const read = jest.spyOn(app.strapi.plugin('image-api').service('media-store'), 'read');
+    try {
+      const again = await app.http.get(url);
+      expect([again.status, again.headers['content-length'], again.headers.etag]).toEqual([200, String(first.body.length), first.headers.etag]);
+      expect(Buffer.compare(again.body, fs.readFileSync(file))).toBe(0);
+      const head = await app.http.head(url);
+      expect([head.status, head.headers['content-length'], head.headers['content-type']]).toEqual([200, String(first.body.length), 'image/png']);
+      const range = await app.http.get(url).set('Range', 'bytes=1000-1999').buffer(true).parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+      expect([range.status, range.headers['content-range'], range.headers['content-length']]).toEqual([206, `bytes 1000-1999/${first.body.length}`, '1000']);
+      expect(Buffer.compare(range.body, first.body.subarray(1000, 2000))).toBe(0);
+      // Never read whole into memory.
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      read.mockRestore();
+    }
+    fs.rmSync(file);
+    const rendered = await app.http.get(url);
+    expect([rendered.status, Buffer.compare(rendered.body, first.body)]).toEqual([200, 0]);
+    await kept();
+    expect(fs.existsSync(file)).toBe(true);
+    expect(await renditions().where('image_name', large.name).where('width', 990)).toHaveLength(1);
+  });
+
   test('a hot repeat is answered before the app (the fast path), with the same headers; another Accept class is not', async () => {
     const url = `/img/_/pr:large/plain/${original.url}`;
     const first = await app.http.get(url).set('Accept', 'image/webp');

@@ -11,6 +11,7 @@ import { answerError } from '../http/answers';
 import { isApiError, errors, type ApiError } from '../http/api-error';
 import { answerGone, answerImmutable } from '../delivery/immutable-answer';
 import { clientAddress } from '../requests/client-address';
+import { isFileMissing } from '../services/storage/media-store';
 
 const UPLOADS = '/uploads/';
 
@@ -20,8 +21,12 @@ export function imageDelivery(strapi: Core.Strapi) {
   async function transformation(ctx: Context, rest: string) {
     const config = getConfig(strapi);
     try {
-      const { entry, varyAccept } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, clientAddress(ctx.req, config.trustedProxies));
-      answerImmutable(ctx, { ...entry, size: entry.bytes.length }, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
+      const answer = async () => {
+        const { entry, varyAccept } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, clientAddress(ctx.req, config.trustedProxies));
+        await answerImmutable(ctx, entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
+      };
+      // A kept file gone since its row was read (evicted meanwhile) took its row along: asked again, it is rendered anew.
+      await answer().catch((error) => (isFileMissing(error) ? answer() : Promise.reject(error)));
     } catch (error) {
       const refusal: ApiError = isApiError(error) ? error : errors.internal();
       if (!isApiError(error)) strapi.log.error(`image-api: a transformation failed: ${(error as Error)?.stack ?? error}`);
@@ -34,7 +39,7 @@ export function imageDelivery(strapi: Core.Strapi) {
     const found = await getService(strapi, 'direct-files').find(fileName);
     if (found === 'not-ours') return next();
     if (found === 'gone') return answerGone(ctx);
-    answerImmutable(ctx, found, { maxAgeSeconds: getConfig(strapi).cacheMaxAgeSeconds });
+    await answerImmutable(ctx, found, { maxAgeSeconds: getConfig(strapi).cacheMaxAgeSeconds });
   }
 
   return async (ctx: Context, next: Next) => {

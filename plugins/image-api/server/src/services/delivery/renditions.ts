@@ -8,12 +8,16 @@
  * - A render takes a ticket of the request gate (503/429 past its limits, as uploads) and an
  *   image-work slot (images/image-work.ts).
  * - The answer goes as soon as the pixels are ready; the result is kept after it (settled() waits).
+ * - A kept result is read back whole only when the hot bytes keep it (delivery/hot-files.ts); a larger
+ *   one is streamed from the provider's file, each request its own stream, so slow readers hold a
+ *   chunk each, not a copy of the result.
  * - Complete or absent: the journal names the file before it is written; the row is recorded with the
  *   image's row locked, so a deletion either sees the row and takes it, or went first and the render
  *   is refused and its file removed (image-removal.ts takes an image's rows in its transaction).
  * - `transformCacheBytes`: past it, the least recently used go (evict(), run every EVICT_EVERY_MS).
  */
 import crypto from 'crypto';
+import { promises as fsp } from 'fs';
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, RENDITION_UID } from '../../constants';
 import { getConfig, getService } from '../../get-service';
@@ -27,6 +31,7 @@ import { render, sourceSize, type Rendered } from '../../delivery/render';
 import type { RenderPlan } from '../../delivery/render-plan';
 import type { OutputFormat } from '../../delivery/transform-options';
 import type { HotEntry } from '../../delivery/hot-files';
+import type { ImmutableBytes } from '../../delivery/immutable-answer';
 import { refusalError } from '../runtime/request-gate';
 import { isFileMissing, providerFile } from '../storage/media-store';
 import { errors } from '../../http/api-error';
@@ -71,30 +76,44 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const table = () => rows.model(RENDITION_UID).tableName;
   const column = (uid: string, attribute: string) => rows.model(uid).attributes[attribute]?.columnName ?? attribute;
   const clock = databaseClock(strapi);
-  const inFlight = new Map<string, Promise<HotEntry>>();
+  const inFlight = new Map<string, Promise<ImmutableBytes>>();
   /** Results being written and recorded after their answer went. */
   const pendingKeeps = new Set<Promise<unknown>>();
   /** Keys served since the last write of `last_used_at` (written by the periodic job, not per request). */
   const used = new Set<string>();
   const sqlite = () => strapi.db.dialect.client === 'sqlite';
 
-  const entryOf = (key: string, bytes: Buffer, mime: string, createdAt: Date): HotEntry => ({
-    bytes,
-    type: mime,
-    etag: `"${key.slice(0, 32)}"`,
-    lastModified: createdAt,
-  });
+  const etagOf = (key: string) => `"${key.slice(0, 32)}"`;
+  const entryOf = (key: string, bytes: Buffer, mime: string, createdAt: Date): HotEntry => ({ bytes, type: mime, etag: etagOf(key), lastModified: createdAt });
+  const served = (entry: HotEntry): ImmutableBytes => ({ ...entry, size: entry.bytes.length });
 
-  async function findKept(key: string): Promise<HotEntry | null> {
+  /** The kept result of `key`: its bytes when the hot bytes keep them, else a stream of its file; null: none (render it). */
+  async function findKept(key: string): Promise<ImmutableBytes | null> {
     const row = await strapi.db.connection(table()).where(column(RENDITION_UID, 'key'), key).first();
     if (!row) return null;
-    try {
-      const bytes = await getService(strapi, 'media-store').read({ hash: row.hash, ext: row.ext, url: row.url });
-      return entryOf(key, bytes, row.mime, new Date(row[column(RENDITION_UID, 'createdAt')] ?? Date.now()));
-    } catch {
-      // The file is gone (evicted or removed meanwhile): render it again.
-      return null;
+    const store = getService(strapi, 'media-store');
+    const file = { hash: row.hash, ext: row.ext, url: row.url };
+    const createdAt = new Date(row[column(RENDITION_UID, 'createdAt')] ?? Date.now());
+    const local = store.localPath(file);
+    // The file is gone (evicted or removed meanwhile): render it again.
+    const size = local ? (await fsp.stat(local).catch(() => null))?.size : Number(row.size);
+    if (size === undefined) return null;
+    if (getService(strapi, 'hot-files').fits(size)) {
+      const bytes = await store.read(file).catch(() => null);
+      return bytes && served(entryOf(key, bytes, row.mime, createdAt));
     }
+    const open = async (start: number, end: number) => {
+      try {
+        return await store.stream(file, start === 0 && end === size - 1 ? undefined : { start, end });
+      } catch (error) {
+        // Gone since its row was read (evicted, or a row whose file went): the row goes too, so the
+        // request is answered by a new render (middlewares/image-delivery.ts asks once more). By
+        // its id: a row kept anew meanwhile (same key, same file) stays.
+        if (isFileMissing(error)) await strapi.db.connection(table()).where('id', row.id).del();
+        throw error;
+      }
+    };
+    return { bytes: null, size, open, type: row.mime, etag: etagOf(key), lastModified: createdAt };
   }
 
   /** Records the kept file, unless its image went meanwhile (then: false). */
@@ -152,7 +171,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean): Promise<HotEntry> {
+  async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean): Promise<ImmutableBytes> {
     const config = getConfig(strapi);
     const metrics = getService(strapi, 'metrics');
     const ticket = getService(strapi, 'request-gate').enter(0, address);
@@ -188,13 +207,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // SQL statements that record it (waiting for them cost a third of the render rate in
     // bench:delivery). Whole seconds, as HTTP dates are.
     const renderedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    if (!keepIt) return entryOf(key, rendered.buffer, rendered.mime, renderedAt);
+    if (!keepIt) return served(entryOf(key, rendered.buffer, rendered.mime, renderedAt));
     const keeping = keep(key, request, rendered, renderedAt).catch((error) =>
       strapi.log.warn(`image-api: a transformation result was not kept: ${(error as Error)?.message ?? error}`)
     );
     pendingKeeps.add(keeping);
     void keeping.finally(() => pendingKeeps.delete(keeping));
-    return entryOf(key, rendered.buffer, rendered.mime, renderedAt);
+    return served(entryOf(key, rendered.buffer, rendered.mime, renderedAt));
   }
 
   /** Resolves once every result rendered so far is kept (or given up). */
@@ -242,9 +261,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
-    /** The result's bytes: kept, or rendered now (and kept). */
-    /** `keep: false`: rendered and answered, not kept (an unsigned URL that is not presets alone). */
-    async get(request: RenditionRequest, address: string, { keep: keepIt = true }: { keep?: boolean } = {}): Promise<HotEntry> {
+    /**
+     * The result: kept (its bytes, or a stream of its file), or rendered now (and kept). `keep:
+     * false`: rendered and answered, not kept (an unsigned URL that is not presets alone).
+     */
+    async get(request: RenditionRequest, address: string, { keep: keepIt = true }: { keep?: boolean } = {}): Promise<ImmutableBytes> {
       const key = renditionKey(request);
       const hot = getService(strapi, 'hot-files');
       const cached = hot.get(key);
@@ -252,7 +273,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (cached) {
         used.add(key);
         getService(strapi, 'metrics').transformAnswered('hit');
-        return cached;
+        return served(cached);
       }
       let pending = inFlight.get(key);
       if (!pending) {
@@ -265,7 +286,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           return kept ?? renderAndKeep(key, request, address, keepIt);
         };
         pending = keptOrRendered()
-          .then((entry) => hot.keep(key, entry))
+          .then((entry) => {
+            if (entry.bytes) hot.keep(key, { bytes: entry.bytes, type: entry.type, etag: entry.etag, lastModified: entry.lastModified });
+            return entry;
+          })
           .finally(() => inFlight.delete(key));
         inFlight.set(key, pending);
       }

@@ -16,10 +16,11 @@ import { LRUCache } from 'lru-cache';
 import { renditionKey } from './renditions';
 import type { SourceImage } from './image-sources';
 import { planRender } from '../../delivery/render-plan';
-import type { HotEntry } from '../../delivery/hot-files';
+import type { ImmutableBytes } from '../../delivery/immutable-answer';
 
 export interface TransformAnswer {
-  entry: HotEntry;
+  /** The bytes, or a stream of the kept file (a result too large for the hot bytes). */
+  entry: ImmutableBytes;
   /** The format was chosen from Accept: the answer varies with it. */
   varyAccept: boolean;
 }

@@ -1,0 +1,108 @@
+/**
+ * Transformations under attack, against the production build (issue 34, items 3 and 4), with what the
+ * attack costs: slow readers of a large kept result (the server's RSS), and a flood of the most
+ * expensive renders a stranger may ask for while keyed uploads run (their latency).
+ */
+import net from 'net';
+import { startFaultApp, type FaultApp } from './helpers/fault-app';
+import { openDb, rssMb, sampleRss, sleep, uploadFile } from './helpers/load';
+import { request } from '../../tools/support/http/http-client';
+import { startPostgres } from '../../tools/support/servers/postgres';
+import { photo12mp } from './helpers/photo';
+import { signedPath, transformSecrets } from '../helpers/imgproxy';
+
+const KEY = 'img_faults_transforms_0123456789abcdef';
+const { key: TRANSFORM_KEY, salt: TRANSFORM_SALT } = transformSecrets();
+let pg: Awaited<ReturnType<typeof startPostgres>>;
+let app: FaultApp;
+let photo: Buffer;
+
+beforeAll(async () => {
+  pg = await startPostgres();
+  photo = await photo12mp();
+  app = await startFaultApp({
+    ...pg.env,
+    IMAGE_API_BOOTSTRAP_KEY: KEY,
+    // The default shares per address, as on the internet.
+    IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '',
+    IMAGE_API_TRANSFORM_KEY: TRANSFORM_KEY,
+    IMAGE_API_TRANSFORM_SALT: TRANSFORM_SALT,
+  });
+}, 120_000);
+afterAll(async () => {
+  await app?.destroy();
+  await pg?.destroy();
+});
+
+/** Resolves once the kept result of `imageName` at `width` is recorded (kept after its answer went). */
+async function keptRow(imageName: string, width: number): Promise<void> {
+  const db = openDb(pg.env);
+  try {
+    for (let tries = 0; tries < 200; tries++) {
+      if (await db('image_api_renditions').where({ image_name: imageName, width }).first()) return;
+      await sleep(50);
+    }
+    throw new Error(`no kept result of ${imageName} at ${width} px`);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** An upload of the 12 MP photo with the key; its image. */
+async function uploadPhoto(name: string): Promise<{ url: string; name: string }> {
+  const answer = await uploadFile(app.url, KEY, photo, { name, timeoutMs: 60_000 });
+  expect(answer.status).toBe(200);
+  return answer.body.image;
+}
+
+/**
+ * A client from `localAddress` that asks for `urlPath` and stops reading once the first bytes of the
+ * answer came (a paused socket: the server's writes back up). Resolves with the status line's code.
+ */
+function pausedReader(urlPath: string, localAddress: string): Promise<{ socket: net.Socket; status: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port: app.port, host: '127.0.0.1', localAddress });
+    socket.on('error', reject);
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause();
+      resolve({ socket, status: Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString('latin1'))?.[1] ?? 0) });
+    });
+    socket.write(`GET ${urlPath} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+  });
+}
+
+test('200 paused readers of a 9 MB kept result, one after another from 4 addresses: the server holds a chunk each, not a copy (RSS grows < 150 MB)', async () => {
+  const image = await uploadPhoto('paused.jpg');
+  const urlPath = signedPath(TRANSFORM_KEY, TRANSFORM_SALT, `/f:png/w:2500/plain/${image.url}`);
+  const rendered = await request(`${app.url}${urlPath}`, { timeoutMs: 60_000 });
+  expect([rendered.status, rendered.headers['content-type']]).toEqual([200, 'image/png']);
+  const size = Number(rendered.headers['content-length']);
+  expect(size).toBeGreaterThan(8_000_000);
+  // Kept after its answer went: repeats read the kept file once its row is there.
+  await keptRow(image.name, 2500);
+  let kept = await request(`${app.url}${urlPath}`, { timeoutMs: 60_000 });
+  expect([kept.status, Number(kept.headers['content-length'])]).toEqual([200, size]);
+
+  const idle = rssMb(app.pid());
+  const stopRss = sampleRss(app.pid());
+  const readers: net.Socket[] = [];
+  try {
+    const statuses: number[] = [];
+    // One after another: each request is answered on its own (concurrent ones would share one lookup).
+    for (let i = 0; i < 200; i++) {
+      const reader = await pausedReader(urlPath, `127.0.0.${1 + (i % 4)}`);
+      readers.push(reader.socket);
+      statuses.push(reader.status);
+    }
+    const held = rssMb(app.pid());
+    const peak = stopRss();
+    console.log(`200 paused readers of a ${(size / 1e6).toFixed(1)} MB kept result: RSS ${idle.toFixed(0)} MB before, ${held.toFixed(0)} MB with all 200 held, peak ${peak.toFixed(0)} MB`);
+    expect(statuses).toEqual(Array(200).fill(200));
+    expect(peak - idle).toBeLessThan(150);
+  } finally {
+    for (const socket of readers) socket.destroy();
+  }
+  // The server is not stuck on them: the result is still answered whole.
+  kept = await request(`${app.url}${urlPath}`, { timeoutMs: 60_000 });
+  expect([kept.status, kept.text.length > 0]).toEqual([200, true]);
+}, 180_000);
