@@ -3,9 +3,10 @@
  * attack costs: slow readers of a large kept result (the server's RSS), and a flood of the most
  * expensive renders a stranger may ask for while keyed uploads run (their latency).
  */
+import http from 'http';
 import net from 'net';
 import { startFaultApp, type FaultApp } from './helpers/fault-app';
-import { openDb, rssMb, sampleRss, sleep, uploadFile } from './helpers/load';
+import { openDb, rssMb, sampleRss, sleep, uploadFile, watchHealth } from './helpers/load';
 import { request } from '../../tools/support/http/http-client';
 import { startPostgres } from '../../tools/support/servers/postgres';
 import { photo12mp } from './helpers/photo';
@@ -106,3 +107,80 @@ test('200 paused readers of a 9 MB kept result, one after another from 4 address
   kept = await request(`${app.url}${urlPath}`, { timeoutMs: 60_000 });
   expect([kept.status, kept.text.length > 0]).toEqual([200, true]);
 }, 180_000);
+
+interface FloodAnswer {
+  status: number;
+  retryAfter: string | undefined;
+  /** The JSON of a refusal; null for an image. */
+  error: { message: string; code: number } | null;
+}
+
+/** A GET from `localAddress` whose image body is discarded as it comes (the flood's clients cost little CPU). */
+function floodGet(urlPath: string, localAddress: string): Promise<FloodAnswer> {
+  return new Promise((resolve) => {
+    const req = http.get(`${app.url}${urlPath}`, { localAddress, agent: false, headers: { Accept: 'image/avif,image/webp,*/*' } }, (res) => {
+      const json = (res.headers['content-type'] ?? '').startsWith('application/json');
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => json && chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], error: json ? JSON.parse(Buffer.concat(chunks).toString()).error : null })
+      );
+      res.on('error', () => resolve({ status: 0, retryAfter: undefined, error: null }));
+    });
+    req.setTimeout(120_000, () => req.destroy());
+    req.on('error', () => resolve({ status: 0, retryAfter: undefined, error: null }));
+  });
+}
+
+test('a flood of the costliest renders strangers may ask for (16 at once from 4 addresses, presets in every format) while keyed uploads run: every upload answers 200 within seconds', async () => {
+  // The library the flood feeds on: each photo's presets in each format are distinct results.
+  const photos: Array<{ url: string; name: string }> = [];
+  for (let i = 0; i < 8; i++) photos.push(await uploadPhoto(`library-${i}.jpg`));
+  const idle = await uploadFile(app.url, KEY, photo, { name: 'idle.jpg', timeoutMs: 60_000 });
+  expect(idle.status).toBe(200);
+
+  const urls = photos.flatMap((image) =>
+    ['xlarge', 'large', 'medium'].flatMap((preset) => ['gif', 'avif', 'webp', 'png', 'jpg'].map((ext) => `/img/_/pr:${preset}/plain/${image.url}@${ext}`))
+  );
+  let next = 0;
+  let flooding = true;
+  const answers: FloodAnswer[] = [];
+  // Four clients on each of four addresses, each asking again as soon as it has an answer (Retry-After ignored).
+  const flood = Array.from({ length: 16 }, async (_, client) => {
+    const from = `127.0.0.${2 + (client % 4)}`;
+    while (flooding) {
+      const answer = await floodGet(urls[next++ % urls.length], from);
+      answers.push(answer);
+      if (answer.status !== 200) await sleep(20);
+    }
+  });
+  const health = watchHealth(app.url);
+  // The flood under way: its first renders hold their slots.
+  await sleep(2000);
+  const uploads = [];
+  for (let i = 0; i < 6; i++) uploads.push(await uploadFile(app.url, KEY, photo, { name: `during-${i}.jpg`, timeoutMs: 120_000 }));
+  flooding = false;
+  await Promise.all(flood);
+  const { slowestMs } = await health.stop();
+
+  const tally: Record<number, number> = {};
+  for (const { status } of answers) tally[status] = (tally[status] ?? 0) + 1;
+  console.log(
+    `render flood: ${answers.length} answers ${JSON.stringify(tally)}; keyed uploads of the 12 MP photo: ${idle.ms} ms idle, ` +
+      `during the flood ${uploads.map((u) => `${u.status} in ${u.ms} ms`).join(', ')}; slowest /_health ${slowestMs} ms`
+  );
+  for (const upload of uploads) {
+    expect(upload.status).toBe(200);
+    // A few seconds at most, whatever the flood (idle: about a second on this box's 2 cores).
+    expect(upload.ms).toBeLessThan(5000);
+  }
+  // The flood was real: renders were answered and others refused, the GIFs at once.
+  expect(tally[200]).toBeGreaterThan(0);
+  expect((tally[429] ?? 0) + (tally[503] ?? 0)).toBeGreaterThan(0);
+  for (const answer of answers.filter((a) => a.status !== 200)) {
+    expect([400, 429, 503]).toContain(answer.status);
+    if (answer.status === 400) expect(answer.error).toEqual({ message: 'Invalid transformation: GIF output needs a signed URL', code: 180 });
+    if (answer.status === 429) expect([answer.error, answer.retryAfter]).toEqual([{ message: 'Too many renders at once from this address: at most 2', code: 429 }, '2']);
+    if (answer.status === 503) expect([answer.error, answer.retryAfter]).toEqual([{ message: 'Service unavailable: too many renders in progress, try again shortly', code: 503 }, '2']);
+  }
+}, 240_000);

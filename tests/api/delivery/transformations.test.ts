@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { generateImageUrl } from '@imgproxy/imgproxy-node';
 import { useApp } from '../../helpers/app';
 import { adminToken } from '../../helpers/admin';
-import { jpeg, png } from '../../helpers/fixtures';
+import { gif, jpeg, png } from '../../helpers/fixtures';
 import { signedPath } from '../../helpers/imgproxy';
 
 const KEY = crypto.randomBytes(32).toString('hex');
@@ -187,6 +187,39 @@ describe('refusals', () => {
   test('an unknown preset (unsigned): 400/180', async () => {
     const res = await app.http.get(`/img/x/pr:huge/plain/${original.url}`);
     expect(res.body.error).toEqual({ message: 'Invalid transformation: unknown preset "huge"', code: 180 });
+  });
+
+  test('GIF output needs a signed URL (its encoder costs several times AVIF\'s): unsigned, in any spelling, 400/180 before any work; signed, a GIF', async () => {
+    await kept();
+    const before = (await renditions().count({ n: '*' }))[0].n;
+    const encoded = Buffer.from(original.url).toString('base64url');
+    for (const urlPath of [
+      `/img/_/pr:small/plain/${original.url}@gif`,
+      `/img/insecure/pr:xlarge/plain/${original.url}@GIF`,
+      `/img/_/pr:thumbnail/${encoded}.gif`,
+      `/img/_/pr:small/pr:large/plain/${encodeURIComponent(original.url)}@gif`,
+      `/img/_/pr:small/plain/http://img.test:1337/uploads/nope.jpg@gif`,
+    ]) {
+      const res = await app.http.get(urlPath);
+      expect([urlPath, res.status, res.headers['cache-control']]).toEqual([urlPath, 400, 'no-store']);
+      expect(res.body).toEqual({ status_code: 400, error: { message: 'Invalid transformation: GIF output needs a signed URL', code: 180 }, status_txt: 'Bad Request' });
+    }
+    await kept();
+    expect((await renditions().count({ n: '*' }))[0].n).toBe(before);
+    const signedGif = await app.http.get(signed(original.url, { width: 120, format: 'gif' }));
+    expect([signedGif.status, signedGif.headers['content-type']]).toEqual([200, 'image/gif']);
+    expect(await sharp(signedGif.body).metadata()).toMatchObject({ format: 'gif', width: 120 });
+  });
+
+  test('a GIF source asked for by an unsigned URL, nothing named or accepted: PNG rather than a GIF encode; signed, its own GIF', async () => {
+    const image = (await app.upload(app.key, await gif(320, 240), { filename: 'still.gif' })).body.image;
+    const unsignedAnswer = await app.http.get(`/img/_/pr:thumbnail/plain/${image.url}`).set('Accept', '*/*');
+    expect([unsignedAnswer.status, unsignedAnswer.headers['content-type'], unsignedAnswer.headers.vary]).toEqual([200, 'image/png', 'Accept']);
+    expect((await sharp(unsignedAnswer.body).metadata()).format).toBe('png');
+    const webp = await app.http.get(`/img/_/pr:thumbnail/plain/${image.url}`).set('Accept', 'image/webp,*/*');
+    expect(webp.headers['content-type']).toBe('image/webp');
+    const signedAnswer = await app.http.get(signed(image.url, { width: 100 })).set('Accept', '*/*');
+    expect([signedAnswer.status, signedAnswer.headers['content-type']]).toEqual([200, 'image/gif']);
   });
 
   test("another host's URL, or an unknown file: 404 with no-store; nothing is fetched", async () => {

@@ -5,8 +5,9 @@
  * focal point moves the crop, so it makes a new key: an old crop is never served for it.
  *
  * - Concurrent requests for one result on this instance share one render.
- * - A render takes a ticket of the request gate (503/429 past its limits, as uploads) and an
- *   image-work slot (images/image-work.ts).
+ * - A render takes a ticket of the render gate (runtime/render-gate.ts: 503/429 past its limits, apart
+ *   from the uploads') and a render slot of the image work (images/image-work.ts: fewer than uploads
+ *   have), so renders asked for by strangers never refuse or hold up keyed uploads.
  * - The answer goes as soon as the pixels are ready; the result is kept after it (settled() waits).
  * - A kept result is read back whole only when the hot bytes keep it (delivery/hot-files.ts); a larger
  *   one is streamed from the provider's file, each request its own stream, so slow readers hold a
@@ -25,7 +26,7 @@ import { createRowWriter, type Knex } from '../../database/sql-rows';
 import { transaction } from '../../database/transaction';
 import { isUniqueViolation } from '../../database/unique-violation';
 import { databaseClock } from '../../database/database-clock';
-import { runImageWork } from '../../images/image-work';
+import { runRenderWork } from '../../images/image-work';
 import { periodic } from '../../process/periodic';
 import { render, sourceSize, type Rendered } from '../../delivery/render';
 import type { RenderPlan } from '../../delivery/render-plan';
@@ -33,6 +34,7 @@ import type { OutputFormat } from '../../delivery/transform-options';
 import type { HotEntry } from '../../delivery/hot-files';
 import type { ImmutableBytes } from '../../delivery/immutable-answer';
 import { refusalError } from '../runtime/request-gate';
+import { rendersPerAddress } from '../runtime/render-gate';
 import { isFileMissing, providerFile } from '../storage/media-store';
 import { errors } from '../../http/api-error';
 import { renditionJournalName, type JournalledFile } from '../storage/journal';
@@ -174,10 +176,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean): Promise<ImmutableBytes> {
     const config = getConfig(strapi);
     const metrics = getService(strapi, 'metrics');
-    const ticket = getService(strapi, 'request-gate').enter(0, address);
+    const ticket = getService(strapi, 'render-gate').enter(0, address);
     if (typeof ticket === 'string') {
       metrics.refused(ticket);
-      throw refusalError(ticket, config, 'renders');
+      throw refusalError(ticket, rendersPerAddress(config), 'renders');
     }
     const renderDone = metrics.timeRender();
     let rendered: Rendered;
@@ -189,7 +191,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const stillThere = await store.source(request.source.file).then(() => true, (missing) => !isFileMissing(missing));
         throw stillThere ? error : errors.imageNotFound();
       };
-      rendered = await runImageWork(async () => {
+      rendered = await runRenderWork(async () => {
         const source = await store.source(request.source.file);
         // The plan was made from the recorded size; the file's own header has the last word.
         const size = await sourceSize(source, config.maxPixels);
