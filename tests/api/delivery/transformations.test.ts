@@ -295,6 +295,24 @@ describe('kept results', () => {
     await kept();
     expect(fs.existsSync(file)).toBe(true);
     expect(await renditions().where('image_name', large.name).where('width', 990)).toHaveLength(1);
+
+    // Evicted between the lookup and the read (the file goes just before it is opened): rendered anew, not a 500.
+    const store = app.strapi.plugin('image-api').service('media-store');
+    const stream = store.stream;
+    const racing = jest.spyOn(store, 'stream').mockImplementationOnce((...args: unknown[]) => {
+      fs.rmSync(file);
+      return stream.apply(store, args);
+    });
+    try {
+      const raced = await app.http.get(url);
+      expect([raced.status, raced.headers['content-length'], Buffer.compare(raced.body, first.body)]).toEqual([200, String(first.body.length), 0]);
+      expect(racing).toHaveBeenCalledTimes(1);
+    } finally {
+      racing.mockRestore();
+    }
+    await kept();
+    expect(Buffer.compare(fs.readFileSync(file), first.body)).toBe(0);
+    expect(await renditions().where('image_name', large.name).where('width', 990)).toHaveLength(1);
   });
 
   test('a hot repeat is answered before the app (the fast path), with the same headers; another Accept class is not', async () => {

@@ -21,12 +21,13 @@ export function imageDelivery(strapi: Core.Strapi) {
   async function transformation(ctx: Context, rest: string) {
     const config = getConfig(strapi);
     try {
-      const answer = async () => {
-        const { entry, varyAccept } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, clientAddress(ctx.req, config.trustedProxies));
+      const answer = async (skipKept: boolean) => {
+        const address = clientAddress(ctx.req, config.trustedProxies);
+        const { entry, varyAccept } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, address, { skipKept });
         await answerImmutable(ctx, entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
       };
-      // A kept file gone since its row was read (evicted meanwhile) took its row along: asked again, it is rendered anew.
-      await answer().catch((error) => (isFileMissing(error) ? answer() : Promise.reject(error)));
+      // A kept file that could not be opened (evicted since its row was read): rendered anew.
+      await answer(false).catch((error) => (isFileMissing(error) ? answer(true) : Promise.reject(error)));
     } catch (error) {
       const refusal: ApiError = isApiError(error) ? error : errors.internal();
       if (!isApiError(error)) strapi.log.error(`image-api: a transformation failed: ${(error as Error)?.stack ?? error}`);

@@ -104,17 +104,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const bytes = await store.read(file).catch(() => null);
       return bytes && served(entryOf(key, bytes, row.mime, createdAt));
     }
-    const open = async (start: number, end: number) => {
-      try {
-        return await store.stream(file, start === 0 && end === size - 1 ? undefined : { start, end });
-      } catch (error) {
-        // Gone since its row was read (evicted, or a row whose file went): the row goes too, so the
-        // request is answered by a new render (middlewares/image-delivery.ts asks once more). By
-        // its id: a row kept anew meanwhile (same key, same file) stays.
-        if (isFileMissing(error)) await strapi.db.connection(table()).where('id', row.id).del();
-        throw error;
-      }
-    };
+    // Gone since its row was read (evicted meanwhile), or unreadable (a private bucket): it throws
+    // isFileMissing(), and the request is answered by a render (get()'s `skipKept`).
+    const open = (start: number, end: number) => store.stream(file, start === 0 && end === size - 1 ? undefined : { start, end });
     return { bytes: null, size, open, type: row.mime, etag: etagOf(key), lastModified: createdAt };
   }
 
@@ -266,8 +258,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /**
      * The result: kept (its bytes, or a stream of its file), or rendered now (and kept). `keep:
      * false`: rendered and answered, not kept (an unsigned URL that is not presets alone).
+     * `skipKept`: its kept file could not be read; rendered, and its file written again.
      */
-    async get(request: RenditionRequest, address: string, { keep: keepIt = true }: { keep?: boolean } = {}): Promise<ImmutableBytes> {
+    async get(
+      request: RenditionRequest,
+      address: string,
+      { keep: keepIt = true, skipKept = false }: { keep?: boolean; skipKept?: boolean } = {}
+    ): Promise<ImmutableBytes> {
       const key = renditionKey(request);
       const hot = getService(strapi, 'hot-files');
       const cached = hot.get(key);
@@ -277,10 +274,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         getService(strapi, 'metrics').transformAnswered('hit');
         return served(cached);
       }
-      let pending = inFlight.get(key);
+      // A render asked for past an unreadable kept file joins only another such render.
+      const flight = skipKept ? `${key}:render` : key;
+      let pending = inFlight.get(flight);
       if (!pending) {
         const keptOrRendered = async () => {
-          const kept = await findKept(key);
+          const kept = skipKept ? null : await findKept(key);
           if (kept) {
             used.add(key);
             getService(strapi, 'metrics').transformAnswered('hit');
@@ -292,8 +291,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             if (entry.bytes) hot.keep(key, { bytes: entry.bytes, type: entry.type, etag: entry.etag, lastModified: entry.lastModified });
             return entry;
           })
-          .finally(() => inFlight.delete(key));
-        inFlight.set(key, pending);
+          .finally(() => inFlight.delete(flight));
+        inFlight.set(flight, pending);
       }
       return pending;
     },

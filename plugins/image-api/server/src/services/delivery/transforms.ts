@@ -68,8 +68,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return sources.peek(found.image.name) === found.image && sources.isLive(found.image) ? found : undefined;
     },
 
-    /** `path`: the request's path after `transformPath`, as sent. Throws ApiError (180, 181, 404, 503). */
-    async answer(path: string, accept: string | undefined, address: string): Promise<TransformAnswer> {
+    /**
+     * `path`: the request's path after `transformPath`, as sent. Throws ApiError (180, 181, 404, 429,
+     * 503). `skipKept`: the kept file could not be read (renditions.ts): render it.
+     */
+    async answer(path: string, accept: string | undefined, address: string, { skipKept = false }: { skipKept?: boolean } = {}): Promise<TransformAnswer> {
       const config = getConfig(strapi);
       const url = parseImgproxyPath(path);
       const presetsOnly = url.options.length > 0 && url.options.every(({ name }) => name === 'pr' || name === 'preset');
@@ -99,7 +102,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (plan.width * plan.height > cap || plan.scaledWidth * plan.scaledHeight > cap) throw tooBig();
 
       const request = { source, plan, format, quality: spec.quality, replan: (size: { width: number; height: number }) => planRender(size, spec, focal) };
-      const entry = await getService(strapi, 'renditions').get(request, address, { keep });
+      const entry = await getService(strapi, 'renditions').get(request, address, { keep, skipKept });
       recalled.set(recallKey(path, accept), { key: renditionKey(request), image: source.image, varyAccept: named === null });
       return { entry, varyAccept: named === null };
     },
