@@ -9,8 +9,8 @@ import path from 'path';
 import { useApp } from '../../helpers/app';
 import { jpeg } from '../../helpers/fixtures';
 
-// Set empty, so the app's .env cannot set them.
-const app = useApp({ IMAGE_API_TRANSFORM_KEY: '', IMAGE_API_TRANSFORM_SALT: '' });
+// Set empty, so the app's .env cannot set them. One render at a time per address (the suite's clients share one).
+const app = useApp({ IMAGE_API_TRANSFORM_KEY: '', IMAGE_API_TRANSFORM_SALT: '', IMAGE_API_MAX_RENDERS_PER_ADDRESS: '1' });
 const renditions = () => app.strapi.db.connection('image_api_renditions');
 const settled = () => app.strapi.plugin('image-api').service('renditions').settled();
 
@@ -56,4 +56,23 @@ test('kept results have a byte budget by default (1 GB): past it, the least rece
   expect((await renditions().where('image_name', image.name)).map((row: { id: number }) => row.id)).toEqual(rows.slice(1).map((row: { id: number }) => row.id));
   expect(fs.existsSync(path.join(app.uploadsDir, `${oldest.hash}${oldest.ext}`))).toBe(false);
   for (const row of rows.slice(1)) expect(fs.existsSync(path.join(app.uploadsDir, `${row.hash}${row.ext}`))).toBe(true);
+});
+
+test("renders past an address's share answer 429 with Retry-After at once; its tickets are given back", async () => {
+  const image = (await app.upload(app.key, await jpeg(2400, 1600), { filename: 'share.jpg' })).body.image;
+  const urls = ['avif', 'webp', 'png', 'jpg'].map((ext) => `/img/_/pr:xlarge/plain/${image.url}@${ext}`);
+  const answers = await Promise.all(urls.map((url) => app.http.get(url)));
+  const refused = answers.filter((res) => res.status === 429);
+  expect(answers.filter((res) => res.status === 200).length).toBeGreaterThan(0);
+  expect(refused.length).toBeGreaterThan(0);
+  expect(answers.length - refused.length - answers.filter((res) => res.status === 200).length).toBe(0);
+  for (const res of refused) {
+    expect([res.body, res.headers['retry-after'], res.headers['cache-control']]).toEqual([
+      { status_code: 429, error: { message: 'Too many renders at once from this address: at most 1', code: 429 }, status_txt: 'Too Many Requests' },
+      '2',
+      'no-store',
+    ]);
+  }
+  await settled();
+  for (const url of urls) expect((await app.http.get(url)).status).toBe(200);
 });
