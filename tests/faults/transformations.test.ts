@@ -24,8 +24,10 @@ beforeAll(async () => {
   app = await startFaultApp({
     ...pg.env,
     IMAGE_API_BOOTSTRAP_KEY: KEY,
-    // The default shares per address, as on the internet.
+    // The default limits and shares per address, as on the internet.
     IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '',
+    IMAGE_API_MAX_RENDERS_IN_FLIGHT: '',
+    IMAGE_API_MAX_RENDERS_PER_ADDRESS: '',
     IMAGE_API_TRANSFORM_KEY: TRANSFORM_KEY,
     IMAGE_API_TRANSFORM_SALT: TRANSFORM_SALT,
   });
@@ -132,7 +134,7 @@ function floodGet(urlPath: string, localAddress: string): Promise<FloodAnswer> {
   });
 }
 
-test('a flood of the costliest renders strangers may ask for (16 at once from 4 addresses, presets in every format) while keyed uploads run: every upload answers 200 within seconds', async () => {
+test('a flood of the costliest renders strangers may ask for (32 at once from 4 addresses, presets in every format) while keyed uploads run: every upload answers 200 within seconds', async () => {
   // The library the flood feeds on: each photo's presets in each format are distinct results.
   const photos: Array<{ url: string; name: string }> = [];
   for (let i = 0; i < 8; i++) photos.push(await uploadPhoto(`library-${i}.jpg`));
@@ -145,8 +147,9 @@ test('a flood of the costliest renders strangers may ask for (16 at once from 4 
   let next = 0;
   let flooding = true;
   const answers: FloodAnswer[] = [];
-  // Four clients on each of four addresses, each asking again as soon as it has an answer (Retry-After ignored).
-  const flood = Array.from({ length: 16 }, async (_, client) => {
+  // Eight clients on each of four addresses (twice the render slots), each asking again as soon as it
+  // has an answer (Retry-After ignored).
+  const flood = Array.from({ length: 32 }, async (_, client) => {
     const from = `127.0.0.${2 + (client % 4)}`;
     while (flooding) {
       const answer = await floodGet(urls[next++ % urls.length], from);
@@ -180,7 +183,7 @@ test('a flood of the costliest renders strangers may ask for (16 at once from 4 
   for (const answer of answers.filter((a) => a.status !== 200)) {
     expect([400, 429, 503]).toContain(answer.status);
     if (answer.status === 400) expect(answer.error).toEqual({ message: 'Invalid transformation: GIF output needs a signed URL', code: 180 });
-    if (answer.status === 429) expect([answer.error, answer.retryAfter]).toEqual([{ message: 'Too many renders at once from this address: at most 2', code: 429 }, '2']);
+    if (answer.status === 429) expect([answer.error, answer.retryAfter]).toEqual([{ message: 'Too many renders at once from this address: at most 4', code: 429 }, '2']);
     if (answer.status === 503) expect([answer.error, answer.retryAfter]).toEqual([{ message: 'Service unavailable: too many renders in progress, try again shortly', code: 503 }, '2']);
   }
 }, 240_000);

@@ -31,7 +31,7 @@ test('an app that sets nothing gets every default', () => {
     trustedProxies: [], redisUrl: null, redisTimeoutMs: 250, redisPrefix: 'image-api',
     cacheMaxAgeSeconds: 2_592_000, hotFileCacheBytes: 64_000_000, transformPath: '/img', transformKey: null, transformSalt: null,
     transformPresets: { thumbnail: 'rs:fit:245:156', small: 'w:500', medium: 'w:750', large: 'w:1000', xlarge: 'w:1920' },
-    maxTransformPixels: 16_000_000, transformCacheBytes: 1_000_000_000, maxRendersInFlight: 8, maxRendersPerAddress: null,
+    maxTransformPixels: 16_000_000, transformCacheBytes: 1_000_000_000, maxRendersInFlight: 16, maxRendersPerAddress: null,
   });
 });
 

@@ -166,7 +166,7 @@ const options = {
     .description('Largest transformation result in pixels; past it, 400 with code 180.'),
   transformCacheBytes: Joi.number<number | null>().integer().min(1).empty('').allow(null).default(1_000_000_000)
     .description('Bytes of kept transformation results (1 GB); past it, the least recently used go, checked every minute. null (its variable: `off`): no budget.'),
-  maxRendersInFlight: positiveInt().default(8)
+  maxRendersInFlight: positiveInt().default(16)
     .description('Transformation renders in flight at once per process (waiting for a slot or rendering), apart from the uploads\' `maxRequestsInFlight`; past it, 503 with Retry-After. Kept results and renders under way are answered past it.'),
   maxRendersPerAddress: positiveIntOrNull()
     .description('Transformation renders in flight at once from one client address (as `trustedProxies` tell it); past it, 429 with Retry-After. null: a quarter of `maxRendersInFlight` (at least one).'),
