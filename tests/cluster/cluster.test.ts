@@ -161,6 +161,28 @@ describe('serving through the balancer (contract §13)', () => {
     expect(await db('image_api_renditions').where('image_name', image.name)).toHaveLength(rows.length);
   });
 
+  test('a result over 1 MB rendered by one instance is streamed by the other from S3, never read whole: the bytes, a Range, HEAD', async () => {
+    const [one, two] = cluster.state.instances;
+    const noise = await sharp({ create: { width: 1000, height: 800, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+    const uploaded = await uploadFile(cluster.state.url, cluster.state.key, noise, { name: 'noise.png' });
+    expect(uploaded.status).toBe(200);
+    const large = uploaded.json.image;
+    const path = `/img/_/pr:large/plain/${large.url}@png`;
+    const first = await fetchImage(`${one.url}${path}`);
+    expect([first.status, first.headers.get('content-type')]).toEqual([200, 'image/png']);
+    expect(first.bytes.length).toBeGreaterThan(1_000_000);
+    await keptRows(large.name, 1);
+    const second = await fetchImage(`${two.url}${path}`);
+    expect([second.status, second.headers.get('etag'), second.headers.get('content-length')]).toEqual([200, first.headers.get('etag'), String(first.bytes.length)]);
+    expect(Buffer.compare(second.bytes, first.bytes)).toBe(0);
+    const range = await fetch(`${two.url}${path}`, { headers: { Range: 'bytes=100000-100999' } });
+    expect([range.status, range.headers.get('content-range')]).toEqual([206, `bytes 100000-100999/${first.bytes.length}`]);
+    expect(Buffer.compare(Buffer.from(await range.arrayBuffer()), first.bytes.subarray(100_000, 101_000))).toBe(0);
+    const head = await fetch(`${two.url}${path}`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-length')]).toEqual([200, String(first.bytes.length)]);
+    expect(await db('image_api_renditions').where('image_name', large.name)).toHaveLength(1);
+  });
+
   test('deleting the image removes its kept results from the bucket, and the transformation answers 404', async () => {
     const rows = await db('image_api_renditions').where('image_name', image.name);
     expect(rows.length).toBeGreaterThan(0);

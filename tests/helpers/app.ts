@@ -63,6 +63,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     // Every client of a suite is on one address: no share of its own, the process's limits alone
     // (suites raise them); the admission tests set a share.
     IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '1000',
+    IMAGE_API_MAX_RENDERS_PER_ADDRESS: '1000',
     ...db.env,
     ...env,
   });

@@ -14,7 +14,7 @@ export async function startChildApp(env: Record<string, string | undefined>): Pr
   const app = await startAppProcess({
     // The suite's clients are all on one address, which has no share of its own (the process's
     // limits alone) unless the caller sets one.
-    env: { IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '1000', ...env },
+    env: { IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '1000', IMAGE_API_MAX_RENDERS_PER_ADDRESS: '1000', ...env },
     startTimeoutMs: 60_000,
   });
   return {

@@ -36,8 +36,9 @@ async function startServer(workDir, { nodeFlags = [], serverLog = null, env = {}
       IMAGE_API_TMP_DIR: path.join(workDir, 'tmp'),
       IMAGE_API_RATE_LIMIT: 'off',
       IMAGE_API_FAILED_AUTH_LIMIT: 'off',
-      // The bench's clients are all on 127.0.0.1: they may use every upload slot.
+      // The bench's clients are all on 127.0.0.1: they may use every upload and render slot.
       IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '16',
+      IMAGE_API_MAX_RENDERS_PER_ADDRESS: '64',
       IMAGE_API_URL_ALLOWLIST: '127.0.0.1',
       LOG_LEVEL: 'error',
       ...env,

@@ -6,11 +6,12 @@
 import crypto from 'crypto';
 import fs from 'fs';
 import path from 'path';
+import type { AddressInfo } from 'net';
 import sharp from 'sharp';
 import { generateImageUrl } from '@imgproxy/imgproxy-node';
 import { useApp } from '../../helpers/app';
 import { adminToken } from '../../helpers/admin';
-import { jpeg, png } from '../../helpers/fixtures';
+import { gif, jpeg, png } from '../../helpers/fixtures';
 import { signedPath } from '../../helpers/imgproxy';
 
 const KEY = crypto.randomBytes(32).toString('hex');
@@ -41,11 +42,19 @@ const halves = (width: number, height: number) =>
     .jpeg({ quality: 95 })
     .toBuffer();
 
+/** Pixels that do not compress: a PNG of them stays near 3 bytes a pixel (a result over the hot cache's 1 MB entries). */
+const noise = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+
 let original: { url: string; name: string; medium: string; idEncoded: string };
+let large: { url: string; name: string };
 beforeAll(async () => {
   const res = await app.upload(app.key, await halves(1200, 800), { filename: 'halves.jpg' });
   expect(res.status).toBe(200);
   original = { url: res.body.image.url, name: res.body.image.name, medium: res.body.image.medium.url, idEncoded: res.body.image.id_encoded };
+  const big = await app.upload(app.key, await noise(1000, 800), { filename: 'noise.png' });
+  expect(big.status).toBe(200);
+  large = { url: big.body.image.url, name: big.body.image.name };
 });
 
 describe('URLs from imgproxy-node', () => {
@@ -180,6 +189,39 @@ describe('refusals', () => {
     expect(res.body.error).toEqual({ message: 'Invalid transformation: unknown preset "huge"', code: 180 });
   });
 
+  test('GIF output needs a signed URL (its encoder costs several times AVIF\'s): unsigned, in any spelling, 400/180 before any work; signed, a GIF', async () => {
+    await kept();
+    const before = (await renditions().count({ n: '*' }))[0].n;
+    const encoded = Buffer.from(original.url).toString('base64url');
+    for (const urlPath of [
+      `/img/_/pr:small/plain/${original.url}@gif`,
+      `/img/insecure/pr:xlarge/plain/${original.url}@GIF`,
+      `/img/_/pr:thumbnail/${encoded}.gif`,
+      `/img/_/pr:small/pr:large/plain/${encodeURIComponent(original.url)}@gif`,
+      `/img/_/pr:small/plain/http://img.test:1337/uploads/nope.jpg@gif`,
+    ]) {
+      const res = await app.http.get(urlPath);
+      expect([urlPath, res.status, res.headers['cache-control']]).toEqual([urlPath, 400, 'no-store']);
+      expect(res.body).toEqual({ status_code: 400, error: { message: 'Invalid transformation: GIF output needs a signed URL', code: 180 }, status_txt: 'Bad Request' });
+    }
+    await kept();
+    expect((await renditions().count({ n: '*' }))[0].n).toBe(before);
+    const signedGif = await app.http.get(signed(original.url, { width: 120, format: 'gif' }));
+    expect([signedGif.status, signedGif.headers['content-type']]).toEqual([200, 'image/gif']);
+    expect(await sharp(signedGif.body).metadata()).toMatchObject({ format: 'gif', width: 120 });
+  });
+
+  test('a GIF source asked for by an unsigned URL, nothing named or accepted: PNG rather than a GIF encode; signed, its own GIF', async () => {
+    const image = (await app.upload(app.key, await gif(320, 240), { filename: 'still.gif' })).body.image;
+    const unsignedAnswer = await app.http.get(`/img/_/pr:thumbnail/plain/${image.url}`).set('Accept', '*/*');
+    expect([unsignedAnswer.status, unsignedAnswer.headers['content-type'], unsignedAnswer.headers.vary]).toEqual([200, 'image/png', 'Accept']);
+    expect((await sharp(unsignedAnswer.body).metadata()).format).toBe('png');
+    const webp = await app.http.get(`/img/_/pr:thumbnail/plain/${image.url}`).set('Accept', 'image/webp,*/*');
+    expect(webp.headers['content-type']).toBe('image/webp');
+    const signedAnswer = await app.http.get(signed(image.url, { width: 100 })).set('Accept', '*/*');
+    expect([signedAnswer.status, signedAnswer.headers['content-type']]).toEqual([200, 'image/gif']);
+  });
+
   test("another host's URL, or an unknown file: 404 with no-store; nothing is fetched", async () => {
     for (const source of ['http://127.0.0.1:9/a.jpg', `http://img.test:1337/uploads/nope.jpg`, original.url.replace('img.test', 'other.test')]) {
       const res = await app.http.get(signed(source, { width: 100 }));
@@ -218,6 +260,59 @@ describe('kept results', () => {
     expect(range.status).toBe(206);
     expect(range.headers['content-range']).toBe(`bytes 0-9/${first.body.length}`);
     expect(Buffer.compare(range.body, first.body.subarray(0, 10))).toBe(0);
+  });
+
+  test('a result too big for the hot bytes is streamed from its kept file: the bytes, HEAD, Range; a file gone since is rendered anew', async () => {
+    const url = signed(large.url, { width: 990, format: 'png' });
+    const first = await app.http.get(url);
+    expect(first.status).toBe(200);
+    expect(first.body.length).toBeGreaterThan(1_000_000);
+    await kept();
+    const [row] = await renditions().where('image_name', large.name).where('width', 990);
+    const file = path.join(app.uploadsDir, `${row.hash}${row.ext}`);
+    const read = jest.spyOn(app.strapi.plugin('image-api').service('media-store'), 'read');
+    try {
+      const again = await app.http.get(url);
+      expect([again.status, again.headers['content-length'], again.headers.etag]).toEqual([200, String(first.body.length), first.headers.etag]);
+      expect(Buffer.compare(again.body, fs.readFileSync(file))).toBe(0);
+      const head = await app.http.head(url);
+      expect([head.status, head.headers['content-length'], head.headers['content-type']]).toEqual([200, String(first.body.length), 'image/png']);
+      const range = await app.http.get(url).set('Range', 'bytes=1000-1999').buffer(true).parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+      expect([range.status, range.headers['content-range'], range.headers['content-length']]).toEqual([206, `bytes 1000-1999/${first.body.length}`, '1000']);
+      expect(Buffer.compare(range.body, first.body.subarray(1000, 2000))).toBe(0);
+      // Never read whole into memory.
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      read.mockRestore();
+    }
+    fs.rmSync(file);
+    const rendered = await app.http.get(url);
+    expect([rendered.status, Buffer.compare(rendered.body, first.body)]).toEqual([200, 0]);
+    await kept();
+    expect(fs.existsSync(file)).toBe(true);
+    expect(await renditions().where('image_name', large.name).where('width', 990)).toHaveLength(1);
+
+    // Evicted between the lookup and the read (the file goes just before it is opened): rendered anew, not a 500.
+    const store = app.strapi.plugin('image-api').service('media-store');
+    const stream = store.stream;
+    const racing = jest.spyOn(store, 'stream').mockImplementationOnce((...args: unknown[]) => {
+      fs.rmSync(file);
+      return stream.apply(store, args);
+    });
+    try {
+      const raced = await app.http.get(url);
+      expect([raced.status, raced.headers['content-length'], Buffer.compare(raced.body, first.body)]).toEqual([200, String(first.body.length), 0]);
+      expect(racing).toHaveBeenCalledTimes(1);
+    } finally {
+      racing.mockRestore();
+    }
+    await kept();
+    expect(Buffer.compare(fs.readFileSync(file), first.body)).toBe(0);
+    expect(await renditions().where('image_name', large.name).where('width', 990)).toHaveLength(1);
   });
 
   test('a hot repeat is answered before the app (the fast path), with the same headers; another Accept class is not', async () => {
@@ -332,5 +427,75 @@ describe('kept results', () => {
     const res = await app.upload(app.key, await png(300, 200));
     const answer = await app.http.get(`/img/x/pr:small/plain/${res.body.image.url}`);
     expect(answer.headers['content-type']).toBe('image/png');
+  });
+});
+
+describe('revalidation from fetch() (it sends Cache-Control: no-cache with every validator)', () => {
+  let base: string;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => app.strapi.server.httpServer.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(app.strapi.server.httpServer.address() as AddressInfo).port}`;
+  });
+  const service = (name: string) => app.strapi.plugin('image-api').service(name);
+  /** A GET by Node's own fetch(); the status, the headers that matter and the body's length. */
+  const get = async (urlPath: string, headers: Record<string, string>) => {
+    const res = await fetch(`${base}${urlPath}`, { headers });
+    const body = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, etag: res.headers.get('etag'), bodyBytes: body.length };
+  };
+  /** The four ways a client revalidates, and what an origin answers (RFC 9110 §13.2.2). */
+  const revalidations = (etag: string, lastModified: string): Array<[string, Record<string, string>, number]> => [
+    ['the ETag', { 'If-None-Match': etag }, 304],
+    ['the ETag among others, weak', { 'If-None-Match': `"0-0", W/${etag}` }, 304],
+    ['the date alone', { 'If-Modified-Since': lastModified }, 304],
+    ['another ETag with a current date: If-None-Match decides', { 'If-None-Match': '"0-0"', 'If-Modified-Since': lastModified }, 200],
+  ];
+
+  test('a direct file: 304 on the app path (a cold file) and on the fast path (its hot repeat)', async () => {
+    const image = (await app.upload(app.key, await jpeg(500, 400), { filename: 'revalidated.jpg' })).body.image;
+    const urlPath = app.pathOf(image.url);
+    const stat = fs.statSync(path.join(app.uploadsDir, path.basename(urlPath)));
+    const etag = `"${Math.floor(stat.mtimeMs / 1000).toString(16)}-${stat.size.toString(16)}"`;
+    const find = jest.spyOn(service('direct-files'), 'find');
+    try {
+      // Never served yet: the app answers (and keeps the bytes hot).
+      expect(await get(urlPath, { 'If-None-Match': etag })).toEqual({ status: 304, etag, bodyBytes: 0 });
+      expect(find).toHaveBeenCalledTimes(1);
+      // A lookup is reused for a second: should the next request come later, it goes through the app once more.
+      find.mockClear();
+      for (const [what, headers, status] of revalidations(etag, stat.mtime.toUTCString())) {
+        const answer = await get(urlPath, headers);
+        expect([what, answer.status, answer.bodyBytes]).toEqual([what, status, status === 304 ? 0 : stat.size]);
+      }
+      expect(find.mock.calls.length).toBeLessThan(4);
+    } finally {
+      find.mockRestore();
+    }
+  });
+
+  test('a transformation: 304 from the app (a result too big to keep in memory) and from the fast path (a hot one)', async () => {
+    const answer = jest.spyOn(service('transforms'), 'answer');
+    try {
+      for (const [what, urlPath, viaApp] of [
+        ['large', signed(large.url, { width: 1000, format: 'png' }), true],
+        ['hot', signed(original.url, { width: 222, format: 'jpg' }), false],
+      ] as const) {
+        const first = await fetch(`${base}${urlPath}`);
+        expect(first.status).toBe(200);
+        const etag = first.headers.get('etag')!;
+        const lastModified = first.headers.get('last-modified')!;
+        expect((await first.arrayBuffer()).byteLength).toBeGreaterThan(0);
+        answer.mockClear();
+        for (const [how, headers, status] of revalidations(etag, lastModified)) {
+          const again = await get(urlPath, headers);
+          expect([what, how, again.status, again.etag]).toEqual([what, how, status, etag]);
+          if (status === 304) expect(again.bodyBytes).toBe(0);
+        }
+        if (viaApp) expect(answer).toHaveBeenCalledTimes(4);
+        else expect(answer.mock.calls.length).toBeLessThan(4);
+      }
+    } finally {
+      answer.mockRestore();
+    }
   });
 });

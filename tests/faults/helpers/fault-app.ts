@@ -44,8 +44,11 @@ export async function startFaultApp(env: Record<string, string>, prepare?: (uplo
       IMAGE_API_TMP_DIR: tmpDir,
       IMAGE_API_RATE_LIMIT: 'off',
       IMAGE_API_FAILED_AUTH_LIMIT: 'off',
-      // Load comes from one address here; attacks.test.ts sets '' for the default share.
+      // Load comes from one address here, renders as many at once as uploads; attacks.test.ts and
+      // transformations.test.ts set '' for the defaults.
       IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '16',
+      IMAGE_API_MAX_RENDERS_IN_FLIGHT: '16',
+      IMAGE_API_MAX_RENDERS_PER_ADDRESS: '16',
       ...env,
     },
   });

@@ -13,11 +13,13 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Stops accepting connections and closes idle keep-alive ones; Strapi closes the rest after this.
   if (server?.listening) server.close();
   const { shutdownTimeoutMs } = getConfig(strapi);
-  const gate = getService(strapi, 'request-gate');
-  const { requests } = gate.inFlight();
+  // Uploads, and transformation renders (a gate of their own).
+  const gates = [getService(strapi, 'request-gate'), getService(strapi, 'render-gate')];
+  const inFlight = () => gates.reduce((n, gate) => n + gate.inFlight().requests, 0);
+  const requests = inFlight();
   if (requests > 0) strapi.log.info(`image-api: shutting down: waiting for ${requests} request(s) in flight`);
-  if (!(await gate.drain(shutdownTimeoutMs))) {
-    strapi.log.warn(`image-api: shutting down: ${gate.inFlight().requests} request(s) still in flight after ${shutdownTimeoutMs} ms`);
+  if ((await Promise.all(gates.map((gate) => gate.drain(shutdownTimeoutMs)))).includes(false)) {
+    strapi.log.warn(`image-api: shutting down: ${inFlight()} request(s) still in flight after ${shutdownTimeoutMs} ms`);
   }
   await Promise.all([
     getService(strapi, 'expiry-sweep').stop(),

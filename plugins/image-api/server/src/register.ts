@@ -33,7 +33,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Process-wide settings, before anything uses sharp or allocates much.
   restrictDecoders(getConfig(strapi).blockUnusedDecoders);
   applyHeapGrowth(getConfig(strapi).heapGrowingPercent);
-  configureImageWork(getConfig(strapi).imageConcurrency, getConfig(strapi).sharpThreads);
+  configureImageWork(getConfig(strapi).imageConcurrency, getConfig(strapi).sharpThreads, getConfig(strapi).renderConcurrency);
 
   // Keys and images may belong to a users-permissions user too, when that plugin is installed.
   if (strapi.plugin('users-permissions')) {

@@ -26,18 +26,28 @@ test('an app that sets nothing gets every default', () => {
     thumbSize: 160, mediumWidth: 500, jpegQuality: 85, timeZone: 'UTC', fetchTimeoutMs: 15_000, fetchMaxRedirects: 5,
     urlAllowlist: [], corsOrigins: ['*'], minExpiration: 60, maxExpiration: 15_552_000, expirySweepSeconds: 60, sweepAfterMs: 600_000, debrisSweepSeconds: 300,
     maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, maxRequestsPerAddress: null, bodyTimeoutMs: 120_000, bodyIdleTimeoutMs: 10_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
-    imageConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
+    imageConcurrency: null, renderConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
     keyHashSecret: null, metrics: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
     trustedProxies: [], redisUrl: null, redisTimeoutMs: 250, redisPrefix: 'image-api',
     cacheMaxAgeSeconds: 2_592_000, hotFileCacheBytes: 64_000_000, transformPath: '/img', transformKey: null, transformSalt: null,
     transformPresets: { thumbnail: 'rs:fit:245:156', small: 'w:500', medium: 'w:750', large: 'w:1000', xlarge: 'w:1920' },
-    maxTransformPixels: 16_000_000, transformCacheBytes: null,
+    maxTransformPixels: 16_000_000, transformCacheBytes: 1_000_000_000, maxRendersInFlight: 16, maxRendersPerAddress: null,
   });
 });
 
 describe('transformations (contract §13.2)', () => {
   afterEach(() => {
-    for (const name of ['IMAGE_API_TRANSFORM_PATH', 'IMAGE_API_TRANSFORM_KEY', 'IMAGE_API_TRANSFORM_SALT']) delete process.env[name];
+    for (const name of ['IMAGE_API_TRANSFORM_PATH', 'IMAGE_API_TRANSFORM_KEY', 'IMAGE_API_TRANSFORM_SALT', 'IMAGE_API_TRANSFORM_CACHE_BYTES']) delete process.env[name];
+  });
+
+  test('kept results have a byte budget by default (1 GB); IMAGE_API_TRANSFORM_CACHE_BYTES sets another, `off` none', () => {
+    expect(load({}).transformCacheBytes).toBe(1_000_000_000);
+    expect(load({ transformCacheBytes: null }).transformCacheBytes).toBeNull();
+    process.env.IMAGE_API_TRANSFORM_CACHE_BYTES = '5000000';
+    expect(load({}).transformCacheBytes).toBe(5_000_000);
+    process.env.IMAGE_API_TRANSFORM_CACHE_BYTES = 'off';
+    expect(load({}).transformCacheBytes).toBeNull();
+    expect(() => load({ transformCacheBytes: 0 })).toThrow(/transformCacheBytes/);
   });
 
   test('IMAGE_API_TRANSFORM_PATH=off turns them off; a path must be absolute', () => {

@@ -21,7 +21,7 @@ test('by default one image per core, the cores shared out among them (at least o
 });
 
 test('no more than `concurrency` pieces of work run at once; the rest wait their turn', async () => {
-  const limit = createImageWorkLimit(2, null);
+  const limit = createImageWorkLimit(2, null).any;
   let running = 0;
   let peak = 0;
   const work = () =>
@@ -34,4 +34,32 @@ test('no more than `concurrency` pieces of work run at once; the rest wait their
     });
   await Promise.all(Array.from({ length: 7 }, work));
   expect(peak).toBe(2);
+});
+
+test('renders take one slot fewer than there are (at least one, at most all): an upload queued after many renders starts at once', async () => {
+  expect(createImageWorkLimit(1, null).renderSlots).toBe(1);
+  expect(createImageWorkLimit(4, null).renderSlots).toBe(3);
+  expect(createImageWorkLimit(4, null, 4).renderSlots).toBe(4);
+  expect(createImageWorkLimit(2, null, 9).renderSlots).toBe(2);
+  const { any, render } = createImageWorkLimit(3, null);
+  const gates: Array<() => void> = [];
+  let renders = 0;
+  let peakRenders = 0;
+  const rendering = Array.from({ length: 10 }, () =>
+    render(async () => {
+      peakRenders = Math.max(peakRenders, ++renders);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      renders--;
+    })
+  );
+  await new Promise((r) => setImmediate(r));
+  // Two renders run and hold their slots; the third slot is free for an upload.
+  expect(gates).toHaveLength(2);
+  await expect(any(async () => 'upload done')).resolves.toBe('upload done');
+  while (gates.length > 0) {
+    gates.shift()!();
+    await new Promise((r) => setImmediate(r));
+  }
+  await Promise.all(rendering);
+  expect(peakRenders).toBe(2);
 });

@@ -36,6 +36,7 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   maxExpiration: { variable: 'IMAGE_API_MAX_EXPIRATION' },
   expirySweepSeconds: { variable: 'IMAGE_API_EXPIRY_SWEEP_SECONDS' },
   imageConcurrency: { variable: 'IMAGE_API_IMAGE_CONCURRENCY' },
+  renderConcurrency: { variable: 'IMAGE_API_RENDER_CONCURRENCY' },
   sharpThreads: { variable: 'IMAGE_API_SHARP_THREADS' },
   heapGrowingPercent: { variable: 'IMAGE_API_HEAP_GROWING_PERCENT' },
   cacheMaxAgeSeconds: { variable: 'IMAGE_API_CACHE_MAX_AGE' },
@@ -45,6 +46,8 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   transformSalt: { variable: 'IMAGE_API_TRANSFORM_SALT' },
   maxTransformPixels: { variable: 'IMAGE_API_MAX_TRANSFORM_PIXELS' },
   transformCacheBytes: { variable: 'IMAGE_API_TRANSFORM_CACHE_BYTES' },
+  maxRendersInFlight: { variable: 'IMAGE_API_MAX_RENDERS_IN_FLIGHT' },
+  maxRendersPerAddress: { variable: 'IMAGE_API_MAX_RENDERS_PER_ADDRESS' },
 };
 
 /** Fills the options the app's config left unset from their variables (in place). */
@@ -53,7 +56,7 @@ export function applyEnvironment(config: Record<string, unknown>, env: NodeJS.Pr
     if (config[option] !== undefined) continue;
     const value = env[variable];
     if (value === undefined || value.trim() === '') continue;
-    if ((option === 'imgbbPath' || option === 'transformPath') && value.trim() === 'off') config[option] = null;
+    if ((option === 'imgbbPath' || option === 'transformPath' || option === 'transformCacheBytes') && value.trim() === 'off') config[option] = null;
     else if (option === 'heapGrowingPercent' && value.trim() === '0') config[option] = null;
     else config[option] = reading === 'list' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
   }

@@ -117,7 +117,9 @@ const options = {
   keyCacheMs: Joi.number().integer().min(0).max(5000).empty('').default(2000)
     .description('How long a key lookup is reused (ms); other instances see a key change within this time.'),
   imageConcurrency: positiveIntOrNull()
-    .description('Uploads whose images are processed at once per process; null: one per CPU core.'),
+    .description('Images processed at once per process (uploads and transformation renders); null: one per CPU core.'),
+  renderConcurrency: positiveIntOrNull()
+    .description('Of those, how many transformation renders may take at once; null: one fewer than `imageConcurrency` (at least one), so an upload always finds a slot whatever strangers ask to render.'),
   sharpThreads: positiveIntOrNull()
     .description('libvips threads per image operation (process-wide); null: the cores divided among `imageConcurrency` images, at least one.'),
   heapGrowingPercent: Joi.number<number | null>().integer().min(1).max(300).allow(null).empty('').default(null)
@@ -164,8 +166,12 @@ const options = {
     .description('Named option sets for `preset`/`pr`, in imgproxy\'s option syntax (`/` between options); by default Strapi\'s breakpoints.'),
   maxTransformPixels: positiveInt().default(16_000_000)
     .description('Largest transformation result in pixels; past it, 400 with code 180.'),
-  transformCacheBytes: positiveIntOrNull()
-    .description('Bytes of kept transformation results; past it, the least recently used go. null: no budget.'),
+  transformCacheBytes: Joi.number<number | null>().integer().min(1).empty('').allow(null).default(1_000_000_000)
+    .description('Bytes of kept transformation results (1 GB); past it, the least recently used go, checked every minute. null (its variable: `off`): no budget.'),
+  maxRendersInFlight: positiveInt().default(16)
+    .description('Transformation renders in flight at once per process (waiting for a slot or rendering), apart from the uploads\' `maxRequestsInFlight`; past it, 503 with Retry-After. Kept results and renders under way are answered past it.'),
+  maxRendersPerAddress: positiveIntOrNull()
+    .description('Transformation renders in flight at once from one client address (as `trustedProxies` tell it); past it, 429 with Retry-After. null: a quarter of `maxRendersInFlight` (at least one).'),
   redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null)
     .description('Redis for rate-limit counters shared by every instance; null: in-process memory.'),
   redisTimeoutMs: positiveInt().default(250)

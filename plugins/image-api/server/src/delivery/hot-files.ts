@@ -16,17 +16,21 @@ export type HotEntry = Omit<ImmutableBytes, 'bytes' | 'path' | 'size'> & { bytes
 
 export interface HotFiles {
   get(key: string): HotEntry | undefined;
+  /** Whether bytes of this size would be kept (else they are streamed, never read whole). */
+  fits(size: number): boolean;
   /** Keeps the entry if it fits; returns it. */
   keep(key: string, entry: HotEntry): HotEntry;
 }
 
 export function createHotFiles(maxBytes: number): HotFiles {
-  if (maxBytes <= 0) return { get: () => undefined, keep: (_, entry) => entry };
+  if (maxBytes <= 0) return { get: () => undefined, fits: () => false, keep: (_, entry) => entry };
   const cache = new LRUCache<string, HotEntry>({ maxSize: maxBytes, sizeCalculation: ({ bytes }) => Math.max(1, bytes.length) });
+  const fits = (size: number) => size <= Math.min(HOT_FILE_MAX_BYTES, maxBytes);
   return {
     get: (key) => cache.get(key),
+    fits,
     keep(key, entry) {
-      if (entry.bytes.length <= Math.min(HOT_FILE_MAX_BYTES, maxBytes)) cache.set(key, entry);
+      if (fits(entry.bytes.length)) cache.set(key, entry);
       return entry;
     },
   };

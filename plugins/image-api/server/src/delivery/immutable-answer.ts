@@ -1,18 +1,25 @@
 /**
  * Answers with bytes that never change under their URL (contract §13.1): direct image files and
  * transformation results. `Cache-Control: public, max-age=N, immutable`, a strong ETag and
- * Last-Modified; a revalidation answers 304 (Koa's `ctx.fresh`, the `fresh` package); HEAD; one
+ * Last-Modified; a revalidation answers 304 (conditional-request.ts, the origin's rules); HEAD; one
  * `Range` answers 206 (the `range-parser` package; several ranges get the whole file, as nginx does
  * when it would not combine them), an unsatisfiable one 416.
  */
 import fs from 'fs';
+import type { Readable } from 'stream';
 import type { Context } from 'koa';
 import parseRange from 'range-parser';
+import { isNotModified } from './conditional-request';
 
 export interface ImmutableBytes {
-  /** The bytes, when they are in memory; else `path` is streamed. */
+  /** The bytes, when they are in memory; else `open` or `path` streams them (never whole in memory). */
   bytes: Buffer | null;
   path?: string;
+  /**
+   * Opens a stream of the bytes from `start` to `end` (inclusive), e.g. of a kept transformation
+   * result through the upload provider; it throws before any header is sent when it cannot.
+   */
+  open?: (start: number, end: number) => Promise<Readable>;
   size: number;
   type: string;
   /** Quoted, strong. */
@@ -49,23 +56,25 @@ export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModifi
   };
 }
 
-export function answerImmutable(ctx: Context, item: ImmutableBytes, options: AnswerOptions): void {
-  ctx.status = 200;
-  ctx.set(immutableHeaders(item, options));
-  if (ctx.fresh) {
+export async function answerImmutable(ctx: Context, item: ImmutableBytes, options: AnswerOptions): Promise<void> {
+  const headers = immutableHeaders(item, options);
+  if (isNotModified(ctx.req.headers, item)) {
     ctx.status = 304;
+    ctx.set(headers);
     ctx.body = null;
     return;
   }
 
   let start = 0;
   let end = item.size - 1;
+  let partial = false;
   const range = ctx.get('Range');
   const ifRange = ctx.get('If-Range');
   if (range && (!ifRange || ifRange === item.etag)) {
     const ranges = parseRange(item.size, range, { combine: true });
     if (ranges === -1) {
       ctx.status = 416;
+      ctx.set(headers);
       ctx.set('Content-Range', `bytes */${item.size}`);
       ctx.type = 'text/plain';
       ctx.body = 'Range Not Satisfiable';
@@ -73,16 +82,22 @@ export function answerImmutable(ctx: Context, item: ImmutableBytes, options: Ans
     }
     if (Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1) {
       [{ start, end }] = ranges;
-      ctx.status = 206;
-      ctx.set('Content-Range', `bytes ${start}-${end}/${item.size}`);
+      partial = true;
     }
   }
 
-  if (item.bytes) {
-    ctx.body = start === 0 && end === item.size - 1 ? item.bytes : item.bytes.subarray(start, end + 1);
-  } else {
-    // HEAD opens no file: an empty body, and the length the GET would send.
-    ctx.body = ctx.method === 'HEAD' ? Buffer.alloc(0) : fs.createReadStream(item.path!, { start, end });
-    ctx.length = end - start + 1;
-  }
+  // The body first: a stream that cannot be opened throws before a header of this answer is set.
+  // HEAD opens nothing (an empty body, and the length the GET would send); a stream holds a chunk at
+  // a time, however slowly the client reads.
+  let body: Buffer | Readable;
+  if (item.bytes) body = start === 0 && end === item.size - 1 ? item.bytes : item.bytes.subarray(start, end + 1);
+  else if (ctx.method === 'HEAD') body = Buffer.alloc(0);
+  else if (item.open) body = await item.open(start, end);
+  else body = fs.createReadStream(item.path!, { start, end });
+
+  ctx.status = partial ? 206 : 200;
+  ctx.set(headers);
+  if (partial) ctx.set('Content-Range', `bytes ${start}-${end}/${item.size}`);
+  ctx.body = body;
+  if (!item.bytes) ctx.length = end - start + 1;
 }

@@ -60,9 +60,9 @@ export const errors = {
   urlFailed: (reason: string) => new ApiError(400, 321, reason),
   badRequest: (reason: string) => new ApiError(400, 400, reason),
   rateLimited: (message: string, headers: Record<string, string>) => new ApiError(429, 429, message, headers),
-  /** One client address holds its share of the uploads in flight (request-gate.ts). */
-  addressBusy: (maxPerAddress: number, retryAfterSeconds: number) =>
-    new ApiError(429, 429, `Too many uploads at once from this address: at most ${maxPerAddress}`, { 'Retry-After': String(retryAfterSeconds) }),
+  /** One client address holds its share of the uploads (or transformation renders) in flight (request-gate.ts). */
+  addressBusy: (maxPerAddress: number, retryAfterSeconds: number, work: 'uploads' | 'renders' = 'uploads') =>
+    new ApiError(429, 429, `Too many ${work} at once from this address: at most ${maxPerAddress}`, { 'Retry-After': String(retryAfterSeconds) }),
   bodyTooSlow: () => new ApiError(408, 408, 'Request timeout: the body did not arrive in time'),
   headersTooLarge: () => new ApiError(431, 431, 'Request header fields too large: send long values in the body, with POST'),
   requestTimeout: () => new ApiError(408, 408, 'Request timeout: the request did not arrive in time'),

@@ -8,6 +8,11 @@
  * libvips' operation cache is off: it only pays when the same image is processed twice, which
  * never happens.
  *
+ * Transformation renders (asked for by anyone, keyed or not) take these slots too, but at most
+ * `renderConcurrency` of them at once, one fewer than the slots by default: an upload always finds a
+ * slot, or waits behind other uploads only, however many renders strangers ask for (they queue in
+ * their own limit, not in this one). On one slot, an upload waits behind one render at most.
+ *
  * All of it is process-wide (sharp's settings are libvips globals), so it is set once, when the plugin
  * registers: before the first upload, and before anything else in the app uses sharp.
  */
@@ -17,28 +22,52 @@ import sharp from 'sharp';
 
 export type ImageWorkLimit = <T>(work: () => Promise<T>) => Promise<T>;
 
-let processLimit: ImageWorkLimit | null = null;
+export interface ImageWorkLimits {
+  /** Any image work: an upload's, a placeholder's, a render's. */
+  any: ImageWorkLimit;
+  /** A transformation render: within `any`, at most `renderConcurrency` at once. */
+  render: ImageWorkLimit;
+  slots: number;
+  renderSlots: number;
+}
+
+let processLimits: ImageWorkLimits | null = null;
 
 /**
- * Sets sharp up for this workload (process-wide) and returns the limiter. `concurrency` null: one
- * image per core; `threadsPerImage` null: the cores divided among the images, at least one.
+ * Sets sharp up for this workload (process-wide) and returns the limiters. `concurrency` null: one
+ * image per core; `threadsPerImage` null: the cores divided among the images, at least one;
+ * `renderConcurrency` null: one fewer than the images, at least one.
  */
-export function createImageWorkLimit(concurrency: number | null, threadsPerImage: number | null): ImageWorkLimit {
+export function createImageWorkLimit(concurrency: number | null, threadsPerImage: number | null, renderConcurrency: number | null = null): ImageWorkLimits {
   const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
   const images = concurrency ?? cores;
   sharp.cache(false);
   sharp.concurrency(threadsPerImage ?? Math.max(1, Math.floor(cores / images)));
   const limit = pLimit(images);
-  return (work) => limit(work);
+  const any: ImageWorkLimit = (work) => limit(work);
+  // A render enters the shared slots only once it holds one of its own: never more than renderSlots
+  // of them are running or queued there, ahead of an upload.
+  const renderSlots = Math.min(images, renderConcurrency ?? Math.max(1, images - 1));
+  const renderLimit = pLimit(renderSlots);
+  return { any, render: (work) => renderLimit(() => any(work)), slots: images, renderSlots };
 }
 
 /** Sets up the process's image work (see createImageWorkLimit); called when the plugin registers. */
-export function configureImageWork(concurrency: number | null, threadsPerImage: number | null): void {
-  processLimit = createImageWorkLimit(concurrency, threadsPerImage);
+export function configureImageWork(concurrency: number | null, threadsPerImage: number | null, renderConcurrency: number | null = null): void {
+  processLimits = createImageWorkLimit(concurrency, threadsPerImage, renderConcurrency);
 }
+
+const limits = (): ImageWorkLimits => {
+  if (!processLimits) throw new Error('image-api: image work used before the plugin registered');
+  return processLimits;
+};
 
 /** Runs `work` when the process's image work allows (configureImageWork). */
 export function runImageWork<T>(work: () => Promise<T>): Promise<T> {
-  if (!processLimit) throw new Error('image-api: image work used before the plugin registered');
-  return processLimit(work);
+  return limits().any(work);
+}
+
+/** Runs a transformation's render when the render slots and the process's image work allow. */
+export function runRenderWork<T>(work: () => Promise<T>): Promise<T> {
+  return limits().render(work);
 }

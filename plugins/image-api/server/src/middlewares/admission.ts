@@ -11,7 +11,7 @@ import { bodyLimitsFor, maxBodyBytes } from './upload-body';
 import { answerFormat } from '../http/request-params';
 import { endAfterBody } from '../requests/end-after-body';
 import { clientAddress } from '../requests/client-address';
-import { refusalError } from '../services/runtime/request-gate';
+import { refusalError, requestsPerAddress } from '../services/runtime/request-gate';
 import { getConfig, getService } from '../get-service';
 import { uploadDialectMatcher } from './upload-paths';
 
@@ -40,7 +40,7 @@ export function admission(strapi: Core.Strapi) {
       const draining = ticket === 'draining';
       const metrics = getService(strapi, 'metrics');
       metrics.refused(ticket);
-      const error = refusalError(ticket, config);
+      const error = refusalError(ticket, requestsPerAddress(config));
       // The rest of the body is read and discarded before the connection may close: closing it on
       // unread data resets it, and clients (fetch, among others) then lose the answer. A process
       // that shuts down closes the connection after the answer all the same.

@@ -18,6 +18,7 @@ import { answerGone, answerImmutable } from '../delivery/immutable-answer';
 import { fileAnswerHeaders, NOSNIFF } from '../delivery/inert-files';
 import { readUploadsPath } from '../delivery/uploads-path';
 import { clientAddress } from '../requests/client-address';
+import { isFileMissing } from '../services/storage/media-store';
 
 export function imageDelivery(strapi: Core.Strapi) {
   const servesFiles = (strapi.config.get('plugin::upload.provider', 'local') ?? 'local') === 'local';
@@ -25,8 +26,13 @@ export function imageDelivery(strapi: Core.Strapi) {
   async function transformation(ctx: Context, rest: string) {
     const config = getConfig(strapi);
     try {
-      const { entry, varyAccept } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, clientAddress(ctx.req, config.trustedProxies));
-      answerImmutable(ctx, { ...entry, size: entry.bytes.length }, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
+      const answer = async (skipKept: boolean) => {
+        const address = clientAddress(ctx.req, config.trustedProxies);
+        const { entry, varyAccept } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, address, { skipKept });
+        await answerImmutable(ctx, entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
+      };
+      // A kept file that could not be opened (evicted since its row was read): rendered anew.
+      await answer(false).catch((error) => (isFileMissing(error) ? answer(true) : Promise.reject(error)));
     } catch (error) {
       const refusal: ApiError = isApiError(error) ? error : errors.internal();
       if (!isApiError(error)) strapi.log.error(`image-api: a transformation failed: ${(error as Error)?.stack ?? error}`);
@@ -50,7 +56,7 @@ export function imageDelivery(strapi: Core.Strapi) {
       if (ctx.status < 400) ctx.set(fileAnswerHeaders(ctx.type));
       return;
     }
-    answerImmutable(ctx, found, { maxAgeSeconds: getConfig(strapi).cacheMaxAgeSeconds });
+    await answerImmutable(ctx, found, { maxAgeSeconds: getConfig(strapi).cacheMaxAgeSeconds });
     // An API image's type is one of the raster ones; a record that says otherwise is not trusted either.
     ctx.set(fileAnswerHeaders(found.type));
   }

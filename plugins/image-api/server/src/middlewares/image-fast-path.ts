@@ -8,10 +8,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'http';
 import fs from 'fs';
 import path from 'path';
-import fresh from 'fresh';
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../get-service';
 import { fileEtag, immutableHeaders } from '../delivery/immutable-answer';
+import { isNotModified } from '../delivery/conditional-request';
 import type { HotEntry } from '../delivery/hot-files';
 import { showsInline } from '../delivery/inert-files';
 import { readUploadsPath, UPLOADS_PREFIX } from '../delivery/uploads-path';
@@ -62,7 +62,7 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
     if (!entry || !showsInline(entry.type)) return false;
 
     const headers = immutableHeaders(entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
-    const notModified = fresh(req.headers, { etag: headers.ETag, 'last-modified': headers['Last-Modified'] });
+    const notModified = isNotModified(req.headers, entry);
     for (const [name, value] of Object.entries(headers)) if (!(notModified && name === 'Content-Type')) res.setHeader(name, value);
     if (notModified) {
       res.statusCode = 304;

@@ -13,9 +13,10 @@ const SAMPLES: ApiError[] = [
   errors.notAnImage(), errors.invalidImage(), errors.disabledType('svg'), errors.tooBig(10_000_000), errors.tooManyPixels(100_000_000),
   errors.urlRefused('URL source refused: 10.0.0.1 is not a public address'), errors.urlFailed('URL source failed: the server answered 404'),
   errors.badRequest('Malformed request body'), errors.idempotencyKey(),
-  errors.rateLimited('Rate limit reached: at most 50 uploads per minute', { 'Retry-After': '12' }), errors.addressBusy(4, 2),
+  errors.rateLimited('Rate limit reached: at most 50 uploads per minute', { 'Retry-After': '12' }), errors.addressBusy(4, 2), errors.addressBusy(2, 2, 'renders'),
   errors.headersTooLarge(), errors.requestTimeout(), errors.bodyStalled(), errors.bodyTooSlow(), errors.internal(),
-  errors.databaseUnavailable(5), errors.unavailable('too many uploads in progress, try again shortly', 2), errors.unavailable('shutting down', 5),
+  errors.databaseUnavailable(5), errors.unavailable('too many uploads in progress, try again shortly', 2), errors.unavailable('too many renders in progress, try again shortly', 2),
+  errors.unavailable('shutting down', 5),
   errors.insufficientStorage(),
 ];
 

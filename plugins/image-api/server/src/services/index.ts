@@ -24,6 +24,7 @@ import publicUrl from './public-url';
 import quotas from './keys/quotas';
 import rateLimits from './keys/rate-limits';
 import renditions from './delivery/renditions';
+import renderGate from './runtime/render-gate';
 import requestGate from './runtime/request-gate';
 import transforms from './delivery/transforms';
 import upload from './upload';
@@ -56,6 +57,7 @@ export default {
   quotas,
   'rate-limits': rateLimits,
   renditions,
+  'render-gate': renderGate,
   'request-gate': requestGate,
   transforms,
   upload,

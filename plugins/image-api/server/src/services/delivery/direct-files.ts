@@ -11,7 +11,6 @@ import path from 'path';
 import type { Core } from '@strapi/strapi';
 import { getService } from '../../get-service';
 import { fileEtag, type ImmutableBytes } from '../../delivery/immutable-answer';
-import { HOT_FILE_MAX_BYTES } from '../../delivery/hot-files';
 import { isKeptResultFile } from '../../images/naming';
 
 /** `gone`: a deleted, expired or missing file (404, no-store); `not-ours`: another Media Library file. */
@@ -57,7 +56,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const key = `file:${fileName}:${etag}`;
       const cached = hot.get(key);
       if (cached) return { ...described, bytes: cached.bytes };
-      if (stat.size > HOT_FILE_MAX_BYTES) return { ...described, bytes: null, path: file };
+      // Read whole only to be kept hot (then every reader shares those bytes); else streamed.
+      if (!hot.fits(stat.size)) return { ...described, bytes: null, path: file };
       const bytes = await fs.promises.readFile(file);
       hot.keep(key, { bytes, type: described.type, etag, lastModified: described.lastModified });
       return { ...described, bytes };

@@ -9,6 +9,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const instance = () => (hot ??= createHotFiles(getConfig(strapi).hotFileCacheBytes));
   return {
     get: (key: string) => instance().get(key),
+    fits: (size: number) => instance().fits(size),
     keep: (...args: Parameters<ReturnType<typeof createHotFiles>['keep']>) => instance().keep(...args),
   };
 };

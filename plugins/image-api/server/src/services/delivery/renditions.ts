@@ -5,15 +5,20 @@
  * focal point moves the crop, so it makes a new key: an old crop is never served for it.
  *
  * - Concurrent requests for one result on this instance share one render.
- * - A render takes a ticket of the request gate (503/429 past its limits, as uploads) and an
- *   image-work slot (images/image-work.ts).
+ * - A render takes a ticket of the render gate (runtime/render-gate.ts: 503/429 past its limits, apart
+ *   from the uploads') and a render slot of the image work (images/image-work.ts: fewer than uploads
+ *   have), so renders asked for by strangers never refuse or hold up keyed uploads.
  * - The answer goes as soon as the pixels are ready; the result is kept after it (settled() waits).
+ * - A kept result is read back whole only when the hot bytes keep it (delivery/hot-files.ts); a larger
+ *   one is streamed from the provider's file, each request its own stream, so slow readers hold a
+ *   chunk each, not a copy of the result.
  * - Complete or absent: the journal names the file before it is written; the row is recorded with the
  *   image's row locked, so a deletion either sees the row and takes it, or went first and the render
  *   is refused and its file removed (image-removal.ts takes an image's rows in its transaction).
  * - `transformCacheBytes`: past it, the least recently used go (evict(), run every EVICT_EVERY_MS).
  */
 import crypto from 'crypto';
+import { promises as fsp } from 'fs';
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, RENDITION_UID } from '../../constants';
 import { getConfig, getService } from '../../get-service';
@@ -21,14 +26,16 @@ import { createRowWriter, type Knex } from '../../database/sql-rows';
 import { transaction } from '../../database/transaction';
 import { isUniqueViolation } from '../../database/unique-violation';
 import { databaseClock } from '../../database/database-clock';
-import { runImageWork } from '../../images/image-work';
+import { runRenderWork } from '../../images/image-work';
 import { keptResultName } from '../../images/naming';
 import { periodic } from '../../process/periodic';
 import { render, sourceSize, type Rendered } from '../../delivery/render';
 import type { RenderPlan } from '../../delivery/render-plan';
 import type { OutputFormat } from '../../delivery/transform-options';
 import type { HotEntry } from '../../delivery/hot-files';
+import type { ImmutableBytes } from '../../delivery/immutable-answer';
 import { refusalError } from '../runtime/request-gate';
+import { rendersPerAddress } from '../runtime/render-gate';
 import { isFileMissing, providerFile } from '../storage/media-store';
 import { errors } from '../../http/api-error';
 import { renditionJournalName, type JournalledFile } from '../storage/journal';
@@ -72,30 +79,36 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const table = () => rows.model(RENDITION_UID).tableName;
   const column = (uid: string, attribute: string) => rows.model(uid).attributes[attribute]?.columnName ?? attribute;
   const clock = databaseClock(strapi);
-  const inFlight = new Map<string, Promise<HotEntry>>();
+  const inFlight = new Map<string, Promise<ImmutableBytes>>();
   /** Results being written and recorded after their answer went. */
   const pendingKeeps = new Set<Promise<unknown>>();
   /** Keys served since the last write of `last_used_at` (written by the periodic job, not per request). */
   const used = new Set<string>();
   const sqlite = () => strapi.db.dialect.client === 'sqlite';
 
-  const entryOf = (key: string, bytes: Buffer, mime: string, createdAt: Date): HotEntry => ({
-    bytes,
-    type: mime,
-    etag: `"${key.slice(0, 32)}"`,
-    lastModified: createdAt,
-  });
+  const etagOf = (key: string) => `"${key.slice(0, 32)}"`;
+  const entryOf = (key: string, bytes: Buffer, mime: string, createdAt: Date): HotEntry => ({ bytes, type: mime, etag: etagOf(key), lastModified: createdAt });
+  const served = (entry: HotEntry): ImmutableBytes => ({ ...entry, size: entry.bytes.length });
 
-  async function findKept(key: string): Promise<HotEntry | null> {
+  /** The kept result of `key`: its bytes when the hot bytes keep them, else a stream of its file; null: none (render it). */
+  async function findKept(key: string): Promise<ImmutableBytes | null> {
     const row = await strapi.db.connection(table()).where(column(RENDITION_UID, 'key'), key).first();
     if (!row) return null;
-    try {
-      const bytes = await getService(strapi, 'media-store').read({ hash: row.hash, ext: row.ext, url: row.url });
-      return entryOf(key, bytes, row.mime, new Date(row[column(RENDITION_UID, 'createdAt')] ?? Date.now()));
-    } catch {
-      // The file is gone (evicted or removed meanwhile): render it again.
-      return null;
+    const store = getService(strapi, 'media-store');
+    const file = { hash: row.hash, ext: row.ext, url: row.url };
+    const createdAt = new Date(row[column(RENDITION_UID, 'createdAt')] ?? Date.now());
+    const local = store.localPath(file);
+    // The file is gone (evicted or removed meanwhile): render it again.
+    const size = local ? (await fsp.stat(local).catch(() => null))?.size : Number(row.size);
+    if (size === undefined) return null;
+    if (getService(strapi, 'hot-files').fits(size)) {
+      const bytes = await store.read(file).catch(() => null);
+      return bytes && served(entryOf(key, bytes, row.mime, createdAt));
     }
+    // Gone since its row was read (evicted meanwhile), or unreadable (a private bucket): it throws
+    // isFileMissing(), and the request is answered by a render (get()'s `skipKept`).
+    const open = (start: number, end: number) => store.stream(file, start === 0 && end === size - 1 ? undefined : { start, end });
+    return { bytes: null, size, open, type: row.mime, etag: etagOf(key), lastModified: createdAt };
   }
 
   /** Records the kept file, unless its image went meanwhile (then: false). */
@@ -153,13 +166,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean): Promise<HotEntry> {
+  async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean): Promise<ImmutableBytes> {
     const config = getConfig(strapi);
     const metrics = getService(strapi, 'metrics');
-    const ticket = getService(strapi, 'request-gate').enter(0, address);
+    const ticket = getService(strapi, 'render-gate').enter(0, address);
     if (typeof ticket === 'string') {
       metrics.refused(ticket);
-      throw refusalError(ticket, config, 'renders');
+      throw refusalError(ticket, rendersPerAddress(config), 'renders');
     }
     const renderDone = metrics.timeRender();
     let rendered: Rendered;
@@ -171,7 +184,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const stillThere = await store.source(request.source.file).then(() => true, (missing) => !isFileMissing(missing));
         throw stillThere ? error : errors.imageNotFound();
       };
-      rendered = await runImageWork(async () => {
+      rendered = await runRenderWork(async () => {
         const source = await store.source(request.source.file);
         // The plan was made from the recorded size; the file's own header has the last word.
         const size = await sourceSize(source, config.maxPixels);
@@ -189,13 +202,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // SQL statements that record it (waiting for them cost a third of the render rate in
     // bench:delivery). Whole seconds, as HTTP dates are.
     const renderedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    if (!keepIt) return entryOf(key, rendered.buffer, rendered.mime, renderedAt);
+    if (!keepIt) return served(entryOf(key, rendered.buffer, rendered.mime, renderedAt));
     const keeping = keep(key, request, rendered, renderedAt).catch((error) =>
       strapi.log.warn(`image-api: a transformation result was not kept: ${(error as Error)?.message ?? error}`)
     );
     pendingKeeps.add(keeping);
     void keeping.finally(() => pendingKeeps.delete(keeping));
-    return entryOf(key, rendered.buffer, rendered.mime, renderedAt);
+    return served(entryOf(key, rendered.buffer, rendered.mime, renderedAt));
   }
 
   /** Resolves once every result rendered so far is kept (or given up). */
@@ -243,9 +256,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
-    /** The result's bytes: kept, or rendered now (and kept). */
-    /** `keep: false`: rendered and answered, not kept (an unsigned URL that is not presets alone). */
-    async get(request: RenditionRequest, address: string, { keep: keepIt = true }: { keep?: boolean } = {}): Promise<HotEntry> {
+    /**
+     * The result: kept (its bytes, or a stream of its file), or rendered now (and kept). `keep:
+     * false`: rendered and answered, not kept (an unsigned URL that is not presets alone).
+     * `skipKept`: its kept file could not be read; rendered, and its file written again.
+     */
+    async get(
+      request: RenditionRequest,
+      address: string,
+      { keep: keepIt = true, skipKept = false }: { keep?: boolean; skipKept?: boolean } = {}
+    ): Promise<ImmutableBytes> {
       const key = renditionKey(request);
       const hot = getService(strapi, 'hot-files');
       const cached = hot.get(key);
@@ -253,12 +273,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (cached) {
         used.add(key);
         getService(strapi, 'metrics').transformAnswered('hit');
-        return cached;
+        return served(cached);
       }
-      let pending = inFlight.get(key);
+      // A render asked for past an unreadable kept file joins only another such render.
+      const flight = skipKept ? `${key}:render` : key;
+      let pending = inFlight.get(flight);
       if (!pending) {
         const keptOrRendered = async () => {
-          const kept = await findKept(key);
+          const kept = skipKept ? null : await findKept(key);
           if (kept) {
             used.add(key);
             getService(strapi, 'metrics').transformAnswered('hit');
@@ -266,9 +288,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           return kept ?? renderAndKeep(key, request, address, keepIt);
         };
         pending = keptOrRendered()
-          .then((entry) => hot.keep(key, entry))
-          .finally(() => inFlight.delete(key));
-        inFlight.set(key, pending);
+          .then((entry) => {
+            if (entry.bytes) hot.keep(key, { bytes: entry.bytes, type: entry.type, etag: entry.etag, lastModified: entry.lastModified });
+            return entry;
+          })
+          .finally(() => inFlight.delete(flight));
+        inFlight.set(flight, pending);
       }
       return pending;
     },

@@ -4,6 +4,11 @@
  * anything else), the options read, the source found among this service's images, the format
  * chosen, the geometry planned (and the pixel cap checked) before a pixel is decoded; then the
  * kept result, or a render (renditions.ts).
+ *
+ * A URL nobody signed (presets alone, or any URL when no key is set) cannot ask for GIF: its encoder
+ * (palette quantisation) costs several times AVIF's, 3.6 s for a 1920 px result on one core against
+ * 1 s, and tens of seconds under load. Named (`f:gif`, `@gif`, `.gif`, a preset's `f:gif`), it is a
+ * 400/180; a GIF source whose format is negotiated gets PNG instead (the first frame either way).
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../../get-service';
@@ -16,10 +21,11 @@ import { LRUCache } from 'lru-cache';
 import { renditionKey } from './renditions';
 import type { SourceImage } from './image-sources';
 import { planRender } from '../../delivery/render-plan';
-import type { HotEntry } from '../../delivery/hot-files';
+import type { ImmutableBytes } from '../../delivery/immutable-answer';
 
 export interface TransformAnswer {
-  entry: HotEntry;
+  /** The bytes, or a stream of the kept file (a result too large for the hot bytes). */
+  entry: ImmutableBytes;
   /** The format was chosen from Accept: the answer varies with it. */
   varyAccept: boolean;
 }
@@ -34,6 +40,9 @@ interface Recalled {
 
 /** Transformation URLs remembered. */
 const URLS_REMEMBERED = 10_000;
+
+/** Formats an unsigned URL may not ask for (see the module comment). */
+const SIGNED_ONLY_FORMATS: ReadonlySet<OutputFormat> = new Set(['gif']);
 
 const FORMAT_BY_MIME = new Map<string, OutputFormat>([
   ['image/jpeg', 'jpeg'],
@@ -59,8 +68,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return sources.peek(found.image.name) === found.image && sources.isLive(found.image) ? found : undefined;
     },
 
-    /** `path`: the request's path after `transformPath`, as sent. Throws ApiError (180, 181, 404, 503). */
-    async answer(path: string, accept: string | undefined, address: string): Promise<TransformAnswer> {
+    /**
+     * `path`: the request's path after `transformPath`, as sent. Throws ApiError (180, 181, 404, 429,
+     * 503). `skipKept`: the kept file could not be read (renditions.ts): render it.
+     */
+    async answer(path: string, accept: string | undefined, address: string, { skipKept = false }: { skipKept?: boolean } = {}): Promise<TransformAnswer> {
       const config = getConfig(strapi);
       const url = parseImgproxyPath(path);
       const presetsOnly = url.options.length > 0 && url.options.every(({ name }) => name === 'pr' || name === 'preset');
@@ -68,25 +80,29 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (signing && !presetsOnly && !signatureMatches(signatureSecrets(config.transformKey!, config.transformSalt!), url.signedPath, url.signature)) {
         throw errors.invalidSignature();
       }
+      // Asked for by the site (its secret signed it), or by anyone.
+      const signed = signing && !presetsOnly;
       // Kept: what the site's own URLs ask for (signed) and the presets. Unsigned, anyone could ask for
-      // sizes without end: those are rendered each time instead, under the admission limits.
+      // sizes without end: those are rendered each time instead, under the render gate's limits.
       const keep = signing || presetsOnly;
       const { spec } = readOptions(url.options, config.transformPresets);
       const cap = config.maxTransformPixels;
       const tooBig = () => errors.invalidTransformation(`the result would exceed ${cap} pixels`);
       if (spec.width * spec.height * spec.dpr * spec.dpr > cap) throw tooBig();
+      const named = spec.format ?? (url.extension ? formatNamed(url.extension) : null);
+      if (named && !signed && SIGNED_ONLY_FORMATS.has(named)) throw errors.invalidTransformation(`${named.toUpperCase()} output needs a signed URL`);
 
       const source = await getService(strapi, 'image-sources').bySourceUrl(url.source);
       if (!source) throw errors.imageNotFound();
 
-      const named = spec.format ?? (url.extension ? formatNamed(url.extension) : null);
-      const format = named ?? negotiateFormat(accept, FORMAT_BY_MIME.get(source.file.mime) ?? 'jpeg');
+      const own = FORMAT_BY_MIME.get(source.file.mime) ?? 'jpeg';
+      const format = named ?? negotiateFormat(accept, !signed && SIGNED_ONLY_FORMATS.has(own) ? 'png' : own);
       const focal = source.image.focalPoint;
       const plan = planRender(source.file, spec, focal);
       if (plan.width * plan.height > cap || plan.scaledWidth * plan.scaledHeight > cap) throw tooBig();
 
       const request = { source, plan, format, quality: spec.quality, replan: (size: { width: number; height: number }) => planRender(size, spec, focal) };
-      const entry = await getService(strapi, 'renditions').get(request, address, { keep });
+      const entry = await getService(strapi, 'renditions').get(request, address, { keep, skipKept });
       recalled.set(recallKey(path, accept), { key: renditionKey(request), image: source.image, varyAccept: named === null });
       return { entry, varyAccept: named === null };
     },

@@ -1,5 +1,6 @@
 /**
- * Admission control of the upload routes: at most `maxRequestsInFlight` requests at once per
+ * Admission control of the upload routes (and, as an instance of its own, of transformation renders:
+ * render-gate.ts): at most `maxRequestsInFlight` requests at once per
  * process, holding at most `maxBodyBytesInFlight` bytes of bodies between them (as declared by
  * Content-Length; a body of unknown length counts as the largest image), and at most
  * `maxRequestsPerAddress` of them from one client address, so that one client (16 slow bodies from
@@ -22,13 +23,12 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 export const requestsPerAddress = (config: Pick<ImageApiConfig, 'maxRequestsPerAddress' | 'maxRequestsInFlight'>) =>
   config.maxRequestsPerAddress ?? Math.max(1, Math.floor(config.maxRequestsInFlight / 4));
 
-/** The answer to a refused request: 429 when its address holds its share, else 503; both with Retry-After. */
-export function refusalError(
-  refusal: Refusal,
-  config: Pick<ImageApiConfig, 'maxRequestsPerAddress' | 'maxRequestsInFlight'>,
-  work: 'uploads' | 'renders' = 'uploads'
-): ApiError {
-  if (refusal === 'address') return errors.addressBusy(requestsPerAddress(config), BUSY_RETRY_AFTER_SECONDS);
+/**
+ * The answer to a refused request: 429 when its address holds its share (`perAddress`), else 503;
+ * both with Retry-After.
+ */
+export function refusalError(refusal: Refusal, perAddress: number, work: 'uploads' | 'renders' = 'uploads'): ApiError {
+  if (refusal === 'address') return errors.addressBusy(perAddress, BUSY_RETRY_AFTER_SECONDS, work);
   return errors.unavailable(refusal === 'draining' ? 'shutting down' : `too many ${work} in progress, try again shortly`, BUSY_RETRY_AFTER_SECONDS);
 }
 

@@ -9,6 +9,7 @@
 import { promises as fsp } from 'fs';
 import path from 'path';
 import { Readable } from 'stream';
+import type { ReadableStream as StreamWebReadable } from 'stream/web';
 import type { Core } from '@strapi/strapi';
 import type { Knex } from 'knex';
 import type { EncodedImage, Renditions } from '../../images/image-variants';
@@ -172,6 +173,36 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return Buffer.from(await response.arrayBuffer());
   }
 
+  /**
+   * A stream of a stored file's bytes, all of them or `range` (inclusive): from disk with the local
+   * provider (the file is opened before this resolves, so a missing one throws isFileMissing() here),
+   * else from its URL (with a Range header for a range), its headers within `fetchTimeoutMs`, its body
+   * as the reader takes it (undici's body timeout between chunks). Never read whole into memory.
+   */
+  async function stream(file: { hash: string; ext: string; url: string }, range?: { start: number; end: number }): Promise<Readable> {
+    const local = localPath(file);
+    if (local) {
+      const handle = await fsp.open(local, 'r').catch((error) => {
+        throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? Object.assign(error, { [FILE_MISSING]: true }) : error;
+      });
+      return handle.createReadStream(range ?? {});
+    }
+    const headersArrived = new AbortController();
+    const timer = setTimeout(() => headersArrived.abort(new Error('image-api: the storage did not answer in time')), getConfig(strapi).fetchTimeoutMs);
+    try {
+      const headers: Record<string, string> = range ? { Range: `bytes=${range.start}-${range.end}` } : {};
+      const response = await fetch(absolute(file.url), { signal: headersArrived.signal, headers });
+      if (response.status !== (range ? 206 : 200) || !response.body) {
+        await response.body?.cancel().catch(() => undefined);
+        const error = new Error(`image-api: the storage answered ${response.status} for ${range ? 'a range of ' : ''}a stored file`);
+        throw response.status === 404 || response.status === 403 ? Object.assign(error, { [FILE_MISSING]: true }) : error;
+      }
+      return Readable.fromWeb(response.body as StreamWebReadable);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Where a stored file is on this machine's disk (the local provider), else null. */
   function localPath(file: { hash: string; ext: string }): string | null {
     return providerName() === 'local' ? path.join(strapi.dirs.static.public, 'uploads', `${file.hash}${file.ext}`) : null;
@@ -180,6 +211,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   return {
     remove,
     read,
+    stream,
     localPath,
 
     /**
