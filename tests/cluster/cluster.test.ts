@@ -163,7 +163,7 @@ describe('serving through the balancer (contract §13)', () => {
 
   test('a result over 1 MB rendered by one instance is streamed by the other from S3, never read whole: the bytes, a Range, HEAD', async () => {
     const [one, two] = cluster.state.instances;
-    const noise = await sharp({ create: { width: 1000, height: 800, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+    const noise = await sharp({ create: { width: 1000, height: 800, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
     const uploaded = await uploadFile(cluster.state.url, cluster.state.key, noise, { name: 'noise.png' });
     expect(uploaded.status).toBe(200);
     const large = uploaded.json.image;
