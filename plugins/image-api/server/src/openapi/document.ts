@@ -296,23 +296,27 @@ export function openApiDocument(options: DocumentOptions) {
         ),
       ])
     ),
-    '/api/1/albums': {
-      get: keyedOperation(
-        'listAlbums',
-        'The Media Library folders the key may upload to',
-        [],
-        { '200': { description: 'The albums', content: { 'application/json': { schema: ref('AlbumsSuccess') } } } },
-        [429],
-      ),
-    },
+    // GET and POST, as for the other keyed routes: a form client sends its key in the body.
+    '/api/1/albums': Object.fromEntries(
+      (['get', 'post'] as const).map((method) => [
+        method,
+        keyedOperation(
+          method === 'get' ? 'listAlbums' : 'listAlbumsPost',
+          'The Media Library folders the key may upload to',
+          [],
+          { '200': { description: 'The albums', content: { 'application/json': { schema: ref('AlbumsSuccess') } } } },
+          [429],
+        ),
+      ])
+    ),
     '/api/{version}/{action}': {
-      description: 'Any other version or action: refused in the error shape.',
+      description: 'Any other version or action, with any method: refused in the error shape (the version and the action are judged before the method).',
       parameters: [
         { name: 'version', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
         { name: 'action', in: 'path', required: true, schema: { type: 'string' } },
       ],
       ...Object.fromEntries(
-        (['get', 'post'] as const).map((method) => [method, { operationId: `otherAction${method}`, tags: ['Upload'], summary: 'Unknown version (110) or action (120)', responses: errorResponses(ANY_REQUEST) }])
+        (['get', 'post', 'put', 'patch', 'delete'] as const).map((method) => [method, { operationId: `otherAction${method}`, tags: ['Upload'], summary: 'Unknown version (110) or action (120)', responses: errorResponses(ANY_REQUEST) }])
       ),
     },
     '/image/{id}': {
