@@ -34,6 +34,27 @@ test("Strapi's CORS answers the app's own origin only (its default echoed any or
   expect(upload.headers['access-control-allow-origin']).toBe('*');
 });
 
+test('strangers cannot sign up site users (users-permissions opens sign-ups by default, limited per e-mail only): closed at the first boot, and an admin who opens them is not overruled at the next', async () => {
+  const countUsers = () => app.strapi.db.query('plugin::users-permissions.user').count();
+  const before = await countUsers();
+  const signUp = (i: number) => app.http.post('/api/auth/local/register').send({ username: `visitor${i}`, email: `visitor${i}@example.test`, password: 'A-long-enough-password-1' });
+  for (const i of [1, 2, 3]) {
+    const res = await signUp(i);
+    expect([res.status, res.body.error?.message]).toEqual([400, 'Register action is currently disabled']);
+  }
+  expect(await countUsers()).toBe(before);
+
+  const advanced = app.strapi.store({ type: 'plugin', name: 'users-permissions', key: 'advanced' });
+  const settings = (await advanced.get({})) as Record<string, unknown>;
+  await advanced.set({ value: { ...settings, allow_register: true } });
+  // The app's bootstrap again, as at the next boot: the admin's choice stands.
+  await (await import('../../../src/index')).default.bootstrap({ strapi: app.strapi });
+  expect(((await advanced.get({})) as Record<string, unknown>).allow_register).toBe(true);
+  expect((await signUp(4)).status).toBe(200);
+  expect(await countUsers()).toBe(before + 1);
+  await advanced.set({ value: { ...settings, allow_register: false } });
+});
+
 test('a boot without IMAGE_API_KEY_SECRET says so, and what it means; with it, nothing', async () => {
   const boot = async (secret: string | undefined) => {
     const db = await createScratchDb();
