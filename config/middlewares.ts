@@ -2,8 +2,15 @@
 // route keeps Strapi's body parser with the settings below.
 import { storageOrigins } from './storage/s3';
 
-/** The origin of the app's public URL (config/server.ts): where its admin panel is. */
-const appOrigin = (env) => new URL(env('PUBLIC_URL', `http://localhost:${env.int('PORT', 1337)}`)).origin;
+/** The origin of the app's public URL (config/server.ts, which refuses a missing one in production). */
+function appOrigin(env): string {
+  const url = env('PUBLIC_URL') || `http://localhost:${env.int('PORT', 1337)}`;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
 
 export default ({ env }) => {
   // Strapi's own defaults (CSP_DEFAULTS of @strapi/utils), plus the bucket: without it the Media
