@@ -20,15 +20,18 @@ beforeAll(async () => {
 const setOption = (option: string, value: unknown) => app.strapi.config.set(`plugin::image-api.${option}`, value);
 const upload = (format = 'json') => app.upload(app.key, image, { query: `format=${format}` });
 
-/** A raw connection (from `localAddress`) that sends an upload's headers and `sent` bytes of its body, then waits. */
-function partialUpload(declared: number, sent: string, localAddress = '127.0.0.1') {
+/**
+ * A raw connection (from `localAddress`) that sends an upload's headers and `sent` bytes of its body,
+ * then waits. `keyHeader: false`: no X-API-Key header (a key, if any, would come with the body).
+ */
+function partialUpload(declared: number, sent: string, localAddress = '127.0.0.1', { keyHeader = true, path = '/api/1/upload' } = {}) {
   const socket = net.connect({ port, host: '127.0.0.1', localAddress });
   let received = '';
   socket.on('data', (chunk) => (received += chunk));
   socket.on('error', () => undefined);
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   socket.write(
-    `POST /api/1/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${app.key}\r\n` +
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${keyHeader ? `X-API-Key: ${app.key}\r\n` : ''}` +
       `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${declared}\r\n\r\n${sent}`
   );
   return { socket, closed, received: () => received };
@@ -201,6 +204,45 @@ describe('one address holds at most its share of the slots', () => {
     await Promise.all(held.map((h) => h.closed));
     await new Promise((r) => setTimeout(r, 100));
     expect((await upload()).status).toBe(200);
+  });
+});
+
+// 16 keyless bodies at 2 KB/s from four addresses held every slot: keyed uploads got 503 for as long
+// as they trickled (issue 34, attack review).
+describe('bodies whose key comes with them hold at most half of the slots', () => {
+  afterEach(() => setOption('maxRequestsInFlight', 16));
+
+  /** Resolves with the whole answer once it has arrived. */
+  const answered = (held: ReturnType<typeof partialUpload>, until: string) =>
+    new Promise<string>((resolve) => {
+      const check = () => held.received().includes(until) && resolve(held.received());
+      held.socket.on('data', check);
+      check();
+    });
+
+  test('a stranger fills that half from many addresses; uploads with a key in the header or the query still get in', async () => {
+    setOption('maxRequestsInFlight', 4);
+    // Without a key header, from four addresses: the first two are let in and wait for their bodies.
+    const strangers = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'].map((address) => partialUpload(100_000, 'source=', address, { keyHeader: false }));
+    const refusedStrangers = await Promise.all(strangers.slice(2).map((held) => answered(held, '}')));
+    for (const answer of refusedStrangers) expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(strangers.slice(0, 2).map((held) => held.received())).toEqual(['', '']);
+    // A key in the body waits its turn with them.
+    const fieldKeyed = await app.upload(app.key, image, { keyIn: 'field' });
+    expect([fieldKeyed.status, fieldKeyed.body.error]).toEqual([503, { message: 'Service unavailable: too many uploads in progress, try again shortly', code: 503 }]);
+
+    const headerKeyed = await upload();
+    expect([headerKeyed.status, headerKeyed.body.status_txt]).toEqual([200, 'OK']);
+    const queryKeyed = await app.http.post(`/1/upload?key=${app.key}`).attach('image', image, 'a.png');
+    expect([queryKeyed.status, queryKeyed.body.success]).toEqual([200, true]);
+    // A wrong key in the query vouches for nothing.
+    const wrongQueryKey = await app.http.post('/1/upload?key=img_wrong').attach('image', image, 'a.png');
+    expect(wrongQueryKey.status).toBe(503);
+
+    for (const held of strangers) held.socket.destroy();
+    await Promise.all(strangers.map((held) => held.closed));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await app.upload(app.key, image, { keyIn: 'field' })).status).toBe(200);
   });
 });
 

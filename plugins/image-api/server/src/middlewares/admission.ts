@@ -30,12 +30,35 @@ function bodyBytes(ctx: Context, maxBytes: number): number {
   return declared > maxBodyBytes(bodyLimitsFor(maxBytes)) ? 0 : declared;
 }
 
+/**
+ * Whether the request's key is known good before its body is read: a body with an X-API-Key header
+ * (key-first.ts refuses a wrong one at once, so it cannot hold a slot), no body at all (nothing to
+ * trickle), or, asked only when the share of the others is full, a `key` in the query that is a
+ * valid key (imgbb's clients send theirs there). Others may hold only a share of the gate
+ * (services/runtime/request-gate.ts): a stranger's slow body cannot shut keyed uploads out.
+ */
+const vouchedByHeader = (ctx: Context) => !hasBody(ctx) || ctx.get('x-api-key') !== '';
+
+async function vouchedByQuery(strapi: Core.Strapi, ctx: Context): Promise<boolean> {
+  const key = ctx.query.key;
+  if (typeof key !== 'string' || key === '') return false;
+  // Not counted as a failed attempt: a wrong key here is checked again, and counted, once the body is read.
+  return getService(strapi, 'api-keys').authenticate(key).then(
+    () => true,
+    () => false
+  );
+}
+
 export function admission(strapi: Core.Strapi) {
   const dialectOf = uploadDialectMatcher(strapi);
   return async (ctx: Context, next: Next) => {
     const config = getConfig(strapi);
     const address = clientAddress(ctx.req, config.trustedProxies);
-    const ticket = getService(strapi, 'request-gate').enter(bodyBytes(ctx, config.maxBytes), address);
+    const gate = getService(strapi, 'request-gate');
+    const declared = bodyBytes(ctx, config.maxBytes);
+    const vouched = vouchedByHeader(ctx);
+    let ticket = gate.enter(declared, address, vouched);
+    if (ticket === 'full' && !vouched && (await vouchedByQuery(strapi, ctx))) ticket = gate.enter(declared, address, true);
     if (typeof ticket === 'string') {
       const draining = ticket === 'draining';
       const metrics = getService(strapi, 'metrics');

@@ -73,3 +73,17 @@ test('a full process is full for every address; short of that, an address past i
   a.leave();
   expect(typeof g.enter(10, 'c')).toBe('object');
 });
+
+// Keyless slow bodies from four addresses once held every slot (issue 34, attack review).
+test('requests not vouched for hold at most their share of requests and bytes; vouched ones get the rest', () => {
+  const g = createRequestGate(() => ({ maxRequests: 4, maxBytes: 1000, maxPerAddress: Infinity, maxUnvouched: { requests: 2, bytes: 500 } }));
+  const strangers = [g.enter(10, '192.0.2.1', false), g.enter(10, '192.0.2.2', false)] as Ticket[];
+  expect(g.enter(10, '192.0.2.3', false)).toBe('full');
+  const keyed = [g.enter(10, '192.0.2.4'), g.enter(10, '192.0.2.4', true)];
+  expect(keyed.every((ticket) => typeof ticket === 'object')).toBe(true);
+  expect(g.enter(10, '192.0.2.4')).toBe('full');
+  strangers[0].leave();
+  // Their bytes are capped too: 10 + 491 would pass the share's 500.
+  expect(g.enter(491, '192.0.2.3', false)).toBe('full');
+  expect(typeof g.enter(490, '192.0.2.3', false)).toBe('object');
+});

@@ -9,6 +9,13 @@
  * Retry-After, not memory: each request in flight holds its body, and an image being worked on
  * holds its pixels.
  *
+ * A request whose key comes only with its body (a `key` field, or the query's, which a body's key
+ * overrides) cannot be refused before its body is read, so a stranger without a key can send one and
+ * hold a slot with a slow body: such requests hold at most `maxUnvouched` of the requests and bytes
+ * (half), and the rest stays for requests whose key was checked before their body (the X-API-Key
+ * header; middlewares/admission.ts, key-first.ts). 16 keyless bodies at 2 KB/s from four addresses
+ * once held every slot, and keyed uploads got 503 for as long as they trickled.
+ *
  * It also drains the process on shutdown: new requests are refused while those in flight finish.
  */
 import type { Core } from '@strapi/strapi';
@@ -22,6 +29,12 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 /** `maxRequestsPerAddress`, or a quarter of the requests in flight when it is not set (at least one). */
 export const requestsPerAddress = (config: Pick<ImageApiConfig, 'maxRequestsPerAddress' | 'maxRequestsInFlight'>) =>
   config.maxRequestsPerAddress ?? Math.max(1, Math.floor(config.maxRequestsInFlight / 4));
+
+/** What requests whose key comes with their body may hold: half the requests and bytes (at least one request). */
+export const unvouchedShare = (config: Pick<ImageApiConfig, 'maxRequestsInFlight' | 'maxBodyBytesInFlight'>) => ({
+  requests: Math.max(1, Math.floor(config.maxRequestsInFlight / 2)),
+  bytes: Math.floor(config.maxBodyBytesInFlight / 2),
+});
 
 /**
  * The answer to a refused request: 429 when its address holds its share (`perAddress`), else 503;
@@ -37,6 +50,8 @@ export interface GateLimits {
   maxBytes: number;
   /** Requests in flight from one client address. */
   maxPerAddress: number;
+  /** Of the requests and bytes in flight, what requests not vouched for may hold (see the file comment); none: all. */
+  maxUnvouched?: { requests: number; bytes: number };
 }
 
 /** A request let in; leave() once it is answered. */
@@ -50,22 +65,33 @@ export type Refusal = 'full' | 'address' | 'draining';
 export function createRequestGate(limitsOf: () => GateLimits) {
   let requests = 0;
   let bytes = 0;
+  /** Of those, the requests (and their bytes) not vouched for by a key checked before their body. */
+  let unvouched = 0;
+  let unvouchedBytes = 0;
   let draining = false;
   /** Requests in flight by client address; an address leaves the map with its last request. */
   const byAddress = new Map<string, number>();
   const idleWaiters = new Set<() => void>();
 
   return {
-    /** A ticket for a request from `address` declaring `declaredBytes` of body, or why it is refused. */
-    enter(declaredBytes: number, address: string): Ticket | Refusal {
+    /**
+     * A ticket for a request from `address` declaring `declaredBytes` of body, or why it is refused.
+     * `vouched`: false for a request whose key comes only with its body (see the file comment).
+     */
+    enter(declaredBytes: number, address: string, vouched = true): Ticket | Refusal {
       if (draining) return 'draining';
-      const { maxRequests, maxBytes, maxPerAddress } = limitsOf();
+      const { maxRequests, maxBytes, maxPerAddress, maxUnvouched } = limitsOf();
       // A lone request is always let in, however big: the body limits judge it, not the gate.
       if (requests >= maxRequests || (requests > 0 && bytes + declaredBytes > maxBytes)) return 'full';
+      if (!vouched && maxUnvouched && (unvouched >= maxUnvouched.requests || (unvouched > 0 && unvouchedBytes + declaredBytes > maxUnvouched.bytes))) return 'full';
       const fromAddress = byAddress.get(address) ?? 0;
       if (fromAddress >= maxPerAddress) return 'address';
       requests++;
       bytes += declaredBytes;
+      if (!vouched) {
+        unvouched++;
+        unvouchedBytes += declaredBytes;
+      }
       byAddress.set(address, fromAddress + 1);
       let left = false;
       return {
@@ -74,6 +100,10 @@ export function createRequestGate(limitsOf: () => GateLimits) {
           left = true;
           requests--;
           bytes -= declaredBytes;
+          if (!vouched) {
+            unvouched--;
+            unvouchedBytes -= declaredBytes;
+          }
           const remaining = (byAddress.get(address) ?? 1) - 1;
           if (remaining > 0) byAddress.set(address, remaining);
           else byAddress.delete(address);
@@ -109,5 +139,10 @@ export type RequestGate = ReturnType<typeof createRequestGate>;
 export default ({ strapi }: { strapi: Core.Strapi }): RequestGate =>
   createRequestGate(() => {
     const config = getConfig(strapi);
-    return { maxRequests: config.maxRequestsInFlight, maxBytes: config.maxBodyBytesInFlight, maxPerAddress: requestsPerAddress(config) };
+    return {
+      maxRequests: config.maxRequestsInFlight,
+      maxBytes: config.maxBodyBytesInFlight,
+      maxPerAddress: requestsPerAddress(config),
+      maxUnvouched: unvouchedShare(config),
+    };
   });
