@@ -110,6 +110,34 @@ test('200 paused readers of a 9 MB kept result, one after another from 4 address
   expect([kept.status, kept.text.length > 0]).toEqual([200, true]);
 }, 180_000);
 
+test('200 paused readers of 200 different fresh renders from 4 addresses: the render gate bounds the results waiting to be sent (16 rendered and held, the rest refused at once; RSS grows by those 16 results, not 200)', async () => {
+  const image = await uploadPhoto('paused-fresh.jpg');
+  const idle = rssMb(app.pid());
+  const stopRss = sampleRss(app.pid());
+  const readers: net.Socket[] = [];
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      // Signed, so any size may be asked for: each one a render of its own, a PNG of about 12 MB (more than the sockets' buffers take).
+      const urlPath = signedPath(TRANSFORM_KEY, TRANSFORM_SALT, `/f:png/w:${3000 + i}/plain/${image.url}`);
+      const reader = await pausedReader(urlPath, `127.0.0.${1 + (i % 4)}`);
+      readers.push(reader.socket);
+      statuses.push(reader.status);
+    }
+    const peak = stopRss();
+    const rendered = statuses.filter((status) => status === 200).length;
+    const resultMb = Number((await request(`${app.url}${signedPath(TRANSFORM_KEY, TRANSFORM_SALT, `/f:png/w:3000/plain/${image.url}`)}`, { timeoutMs: 60_000 })).headers['content-length']) / 1e6;
+    console.log(`200 paused readers of different fresh renders (${resultMb.toFixed(1)} MB each): ${rendered} rendered, the rest ${[...new Set(statuses.filter((s) => s !== 200))].join('/')}; RSS ${idle.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB`);
+    // Each answer being sent keeps its render's ticket (16 per instance, 4 per address): what paused
+    // readers hold is those 16 results (before: every one they asked for; the review saw +980 MB for 40).
+    expect(rendered).toBe(16);
+    expect(statuses.every((status) => status === 200 || status === 429 || status === 503)).toBe(true);
+    expect(peak - idle).toBeLessThan(16 * resultMb + 60);
+  } finally {
+    for (const socket of readers) socket.destroy();
+  }
+}, 180_000);
+
 interface FloodAnswer {
   status: number;
   retryAfter: string | undefined;

@@ -29,6 +29,7 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   maxBodyBytesInFlight: { variable: 'IMAGE_API_MAX_BODY_BYTES_IN_FLIGHT' },
   maxRequestsPerAddress: { variable: 'IMAGE_API_MAX_REQUESTS_PER_ADDRESS' },
   bodyIdleTimeoutMs: { variable: 'IMAGE_API_BODY_IDLE_TIMEOUT_MS' },
+  sendIdleTimeoutMs: { variable: 'IMAGE_API_SEND_IDLE_TIMEOUT_MS' },
   bodyTimeoutMs: { variable: 'IMAGE_API_BODY_TIMEOUT_MS' },
   bodyMinBytesPerSecond: { variable: 'IMAGE_API_BODY_MIN_BYTES_PER_SECOND' },
   shutdownTimeoutMs: { variable: 'IMAGE_API_SHUTDOWN_TIMEOUT_MS' },

@@ -106,6 +106,8 @@ const options = {
     .description('A request body not wholly arrived this long (ms) after the request came is cut with a 408, however steadily it trickles.'),
   bodyIdleTimeoutMs: positiveInt().default(10_000)
     .description('A request body with no byte for this long (ms) is cut with a 408.'),
+  sendIdleTimeoutMs: positiveInt().default(30_000)
+    .description('An image answer (a direct file, a transformation) whose client takes no byte for this long (ms) is cut off, so a client that stops reading holds what it was being sent no longer (a render\'s result keeps its render ticket until then).'),
   bodyMinBytesPerSecond: Joi.number().integer().min(0).empty('').default(1024)
     .description('A request body slower than this (bytes/s, averaged over each bodyIdleTimeoutMs) is cut with a 408; 0: silence only.'),
   shutdownTimeoutMs: Joi.number().integer().min(0).empty('').default(25_000)

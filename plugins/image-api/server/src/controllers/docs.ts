@@ -49,14 +49,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** `/api/1`, whatever the REST prefix. */
   const base = () => `${(strapi.config.get('api.rest.prefix') as string) ?? '/api'}/1`;
 
+  /** The document as sent, for the options it was built from. */
+  let built: { options: string; json: string } | undefined;
+
   return {
-    // Built per request from the live configuration (a few milliseconds; clients fetch it rarely),
-    // so it always says what the running options are.
+    // Built once for the running options and kept as text: building it costs milliseconds of the one
+    // JavaScript thread, and anyone may ask for it (a flood of it once held keyed uploads back by
+    // seconds). The options it depends on are compared on every request, so it always says what runs.
     document(ctx: Context) {
       const config = getConfig(strapi);
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.set('Cache-Control', 'public, max-age=300');
-      ctx.body = openApiDocument({
+      const options = {
         publicUrl: getService(strapi, 'public-url').base(),
         imgbbPath: config.imgbbPath,
         transformPath: config.transformPath,
@@ -64,7 +66,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         maxBytes: config.maxBytes,
         minExpiration: config.minExpiration,
         maxExpiration: config.maxExpiration,
-      });
+      };
+      const key = JSON.stringify(options);
+      if (built?.options !== key) built = { options: key, json: JSON.stringify(openApiDocument(options)) };
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = built.json;
     },
 
     page(ctx: Context) {

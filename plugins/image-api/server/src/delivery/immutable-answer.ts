@@ -6,7 +6,8 @@
  * when it would not combine them), an unsatisfiable one 416.
  */
 import fs from 'fs';
-import type { Readable } from 'stream';
+import type { ServerResponse } from 'http';
+import { finished, type Readable } from 'stream';
 import type { Context } from 'koa';
 import parseRange from 'range-parser';
 import { isNotModified } from './conditional-request';
@@ -25,12 +26,33 @@ export interface ImmutableBytes {
   /** Quoted, strong. */
   etag: string;
   lastModified: Date;
+  /** What the bytes were made under (a render's ticket), held while they are sent. */
+  lease?: { hold(): () => void };
 }
 
 export interface AnswerOptions {
   maxAgeSeconds: number;
   /** The answer depends on `Accept` (a negotiated format). */
   varyAccept?: boolean;
+  /** A client that takes no byte for this long (ms) is cut off (see sendingWithin()). */
+  sendIdleTimeoutMs?: number;
+}
+
+/**
+ * Bounds what a client that stops reading can hold: the connection is closed once it has taken no
+ * byte for `idleMs` (Node's server has no such limit by default, so a paused reader kept an answer's
+ * bytes, a render's result among them, for as long as it liked), and `lease` (a render's ticket) is
+ * held until the answer is done, sent or not. Applied when the answer is ready, so the time it
+ * takes to render counts for nothing. Once the answer is done, Node gives a kept-alive connection
+ * its own idle limit back.
+ */
+export function sendingWithin(res: ServerResponse, idleMs: number | undefined, lease?: { hold(): () => void }): void {
+  if (idleMs) res.setTimeout(idleMs, () => res.destroy());
+  if (lease) {
+    const release = lease.hold();
+    if (res.writableFinished || res.destroyed) release();
+    else finished(res, release);
+  }
 }
 
 /** A strong ETag from a file's modification time and size, as nginx writes it (so both agree behind one URL). */
@@ -95,6 +117,7 @@ export async function answerImmutable(ctx: Context, item: ImmutableBytes, option
   else if (item.open) body = await item.open(start, end);
   else body = fs.createReadStream(item.path!, { start, end });
 
+  sendingWithin(ctx.res, options.sendIdleTimeoutMs, item.lease);
   ctx.status = partial ? 206 : 200;
   ctx.set(headers);
   if (partial) ctx.set('Content-Range', `bytes ${start}-${end}/${item.size}`);

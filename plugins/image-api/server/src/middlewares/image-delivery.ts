@@ -9,6 +9,9 @@
  * and what Strapi serves there for the Media Library leaves with the headers that keep it from
  * running script on this origin (delivery/inert-files.ts).
  */
+import fs from 'fs';
+import path from 'path';
+import parseRange from 'range-parser';
 import type { Core } from '@strapi/strapi';
 import type { Context, Next } from 'koa';
 import { getConfig, getService } from '../get-service';
@@ -29,7 +32,7 @@ export function imageDelivery(strapi: Core.Strapi) {
       const answer = async (skipKept: boolean) => {
         const address = clientAddress(ctx.req, config.trustedProxies);
         const { entry, varyAccept } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, address, { skipKept });
-        await answerImmutable(ctx, entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
+        await answerImmutable(ctx, entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept, sendIdleTimeoutMs: config.sendIdleTimeoutMs });
       };
       // A kept file that could not be opened (evicted since its row was read): rendered anew.
       await answer(false).catch((error) => (isFileMissing(error) ? answer(true) : Promise.reject(error)));
@@ -47,29 +50,53 @@ export function imageDelivery(strapi: Core.Strapi) {
     ctx.set(NOSNIFF);
   }
 
+  /**
+   * A Range past the end of a Media Library file: 416, as for an API image. Strapi's static serving
+   * (koa-range) would answer 206 with a negative Content-Length, which proxies turn into 502s.
+   */
+  function unsatisfiableRange(ctx: Context, fileName: string): boolean {
+    const range = ctx.get('Range');
+    if (!range) return false;
+    let size: number;
+    try {
+      size = fs.statSync(path.join(strapi.dirs.static.public, 'uploads', fileName)).size;
+    } catch {
+      return false;
+    }
+    if (parseRange(size, range) !== -1) return false;
+    ctx.status = 416;
+    ctx.set('Content-Range', `bytes */${size}`);
+    ctx.set(fileAnswerHeaders(undefined));
+    ctx.type = 'text/plain';
+    ctx.body = 'Range Not Satisfiable';
+    return true;
+  }
+
   async function uploadsFile(ctx: Context, next: Next, fileName: string) {
     const found = servesFiles ? await getService(strapi, 'direct-files').find(fileName) : 'not-ours';
     if (found === 'gone') return gone(ctx);
     if (found === 'not-ours') {
+      if (unsatisfiableRange(ctx, fileName)) return;
       await next();
       // What Strapi served (koa-static: the type the extension says, or none at all); its errors are its own.
       if (ctx.status < 400) ctx.set(fileAnswerHeaders(ctx.type));
       return;
     }
-    await answerImmutable(ctx, found, { maxAgeSeconds: getConfig(strapi).cacheMaxAgeSeconds });
+    const { cacheMaxAgeSeconds, sendIdleTimeoutMs } = getConfig(strapi);
+    await answerImmutable(ctx, found, { maxAgeSeconds: cacheMaxAgeSeconds, sendIdleTimeoutMs });
     // An API image's type is one of the raster ones; a record that says otherwise is not trusted either.
     ctx.set(fileAnswerHeaders(found.type));
   }
 
   return async (ctx: Context, next: Next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-    const { path } = ctx;
+    const requested = ctx.path;
     // First: `/img/../uploads/F` is another spelling of an uploads path, not a transformation.
-    const uploads = readUploadsPath(path);
+    const uploads = readUploadsPath(requested);
     if (uploads === 'other-spelling') return gone(ctx);
     if (uploads) return uploadsFile(ctx, next, uploads.fileName);
     const transformPath = getConfig(strapi).transformPath;
-    if (transformPath !== null && path.startsWith(`${transformPath}/`)) return transformation(ctx, path.slice(transformPath.length));
+    if (transformPath !== null && requested.startsWith(`${transformPath}/`)) return transformation(ctx, requested.slice(transformPath.length));
     return next();
   };
 }

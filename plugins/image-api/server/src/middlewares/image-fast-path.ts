@@ -10,7 +10,7 @@ import fs from 'fs';
 import path from 'path';
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../get-service';
-import { fileEtag, immutableHeaders } from '../delivery/immutable-answer';
+import { fileEtag, immutableHeaders, sendingWithin } from '../delivery/immutable-answer';
 import { isNotModified } from '../delivery/conditional-request';
 import type { HotEntry } from '../delivery/hot-files';
 import { showsInline } from '../delivery/inert-files';
@@ -71,6 +71,7 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
     }
     res.statusCode = 200;
     res.setHeader('Content-Length', entry.bytes.length);
+    sendingWithin(res, config.sendIdleTimeoutMs);
     res.end(req.method === 'HEAD' ? undefined : entry.bytes);
     return true;
   }

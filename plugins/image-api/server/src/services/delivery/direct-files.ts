@@ -12,6 +12,7 @@ import type { Core } from '@strapi/strapi';
 import { getService } from '../../get-service';
 import { fileEtag, type ImmutableBytes } from '../../delivery/immutable-answer';
 import { isKeptResultFile } from '../../images/naming';
+import { imageNameOf } from './image-sources';
 
 /** `gone`: a deleted, expired or missing file (404, no-store); `not-ours`: another Media Library file. */
 export type DirectFile = ImmutableBytes | 'gone' | 'not-ours';
@@ -32,6 +33,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   };
 
+  const journalNames = async (imageName: string | null) => imageName !== null && (await getService(strapi, 'journal').holds(imageName));
+
   return {
     /** `fileName`: a stored name as the path spells it (delivery/uploads-path.ts: other spellings never get here). */
     async find(fileName: string): Promise<DirectFile> {
@@ -47,7 +50,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const named = await sources.byFileName(fileName);
       const stat = statOf(file);
       // A folder is no file (Strapi's static serving would answer with an index.html in it).
-      if (!named) return stat?.isFile() ? 'not-ours' : 'gone';
+      if (!named && !stat?.isFile()) return 'gone';
+      // A file the journal names and no record holds: an image being deleted (its record goes before
+      // its files), an upload not yet recorded, a crash's debris the sweep will take. Not a Media
+      // Library file to serve (one indexed lookup, for these names only).
+      if (!named) return (await journalNames(imageNameOf(fileName))) ? 'gone' : 'not-ours';
       if (!sources.isLive(named.image) || !stat?.isFile()) return 'gone';
 
       const etag = fileEtag(stat.mtimeMs, stat.size);

@@ -36,6 +36,7 @@ import type { HotEntry } from '../../delivery/hot-files';
 import type { ImmutableBytes } from '../../delivery/immutable-answer';
 import { refusalError } from '../runtime/request-gate';
 import { rendersPerAddress } from '../runtime/render-gate';
+import { shareTicket } from '../runtime/request-gate';
 import { isFileMissing, providerFile } from '../storage/media-store';
 import { errors } from '../../http/api-error';
 import { renditionJournalName, type JournalledFile } from '../storage/journal';
@@ -193,22 +194,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         return render(source, plan, { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality }, config.maxPixels);
       }).catch(gone);
       metrics.transformAnswered('render');
+    } catch (error) {
+      ticket.leave();
+      throw error;
     } finally {
       renderDone();
-      ticket.leave();
     }
+    // Held by every answer that sends these bytes, until it is done: a client that stops reading
+    // keeps a render's ticket, so the render gate bounds the results waiting to be sent too.
+    const lease = shareTicket(ticket);
 
     // Kept after the answer: a client waits for its pixels, not for the storage write and the four
     // SQL statements that record it (waiting for them cost a third of the render rate in
     // bench:delivery). Whole seconds, as HTTP dates are.
     const renderedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    if (!keepIt) return served(entryOf(key, rendered.buffer, rendered.mime, renderedAt));
+    if (!keepIt) return { ...served(entryOf(key, rendered.buffer, rendered.mime, renderedAt)), lease };
     const keeping = keep(key, request, rendered, renderedAt).catch((error) =>
       strapi.log.warn(`image-api: a transformation result was not kept: ${(error as Error)?.message ?? error}`)
     );
     pendingKeeps.add(keeping);
     void keeping.finally(() => pendingKeeps.delete(keeping));
-    return served(entryOf(key, rendered.buffer, rendered.mime, renderedAt));
+    return { ...served(entryOf(key, rendered.buffer, rendered.mime, renderedAt)), lease };
   }
 
   /** Resolves once every result rendered so far is kept (or given up). */

@@ -59,6 +59,44 @@ export interface Ticket {
   leave(): void;
 }
 
+/** A ticket shared by every answer that sends what it was taken for: hold() while sending. */
+export interface SharedTicket {
+  /** One more holder; the function it returns lets go (once). Nothing is held once the ticket was left. */
+  hold(): () => void;
+}
+
+/**
+ * Shares a ticket among the answers that send what it was taken for (a render's result, by the
+ * request that asked for it and those that joined it): the ticket is left when the last of them lets
+ * go, or at the next turn of the event loop if none took hold by then (every one that awaits the
+ * result takes hold in the same turn, as its continuation runs). A client that stops reading thus
+ * keeps its ticket, and the gate's bounds hold for the bytes waiting to be sent too.
+ */
+export function shareTicket(ticket: Ticket): SharedTicket {
+  let holders = 0;
+  let left = false;
+  const leave = () => {
+    if (left) return;
+    left = true;
+    ticket.leave();
+  };
+  setImmediate(() => {
+    if (holders === 0) leave();
+  });
+  return {
+    hold() {
+      if (left) return () => undefined;
+      holders++;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (--holders === 0) leave();
+      };
+    },
+  };
+}
+
 /** Why a request is refused: the process is full, its address holds its share, or it shuts down. */
 export type Refusal = 'full' | 'address' | 'draining';
 

@@ -64,6 +64,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await trx.raw('delete from ?? where ?? = ?', [table(), 'id', id]);
     },
 
+    /** Whether a row names this image (or transformation: `rendition:<key>`): its files may be there without their record. */
+    async holds(name: string): Promise<boolean> {
+      return Boolean(await strapi.db.connection(table()).where('name', name).first('id'));
+    },
+
     /** Deletes the rows of these images (their deletion failed before it started, or their files are gone). */
     async closeNames(names: string[]): Promise<void> {
       if (names.length > 0) await strapi.db.connection(table()).whereIn('name', names).del();
