@@ -5,6 +5,7 @@ import { imageDelivery } from './middlewares/image-delivery';
 import { redactSecretsInRequestLog } from './middlewares/log-redaction';
 import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
 import { readMultipartOnStrapiRoutes } from './middlewares/multipart-routes';
+import { guardMediaLibraryImports } from './sources/media-library-import';
 import { applyHeapGrowth } from './process/heap-growth';
 import { configureImageWork } from './images/image-work';
 import { restrictDecoders } from './images/decoders/image-decoders';
@@ -23,6 +24,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   scopeMiddlewaresToUploadRoutes(strapi);
   // Multipart bodies are read only by the routes that read them (middlewares/multipart-body.ts).
   readMultipartOnStrapiRoutes(strapi);
+  // The Media Library's imports from URLs follow the URL sources' address policy (sources/media-library-import.ts).
+  guardMediaLibraryImports(strapi);
   redactSecretsInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
   strapi.server.use(healthEndpoint(strapi));

@@ -35,9 +35,9 @@ const options = (resolver?: Resolver, allowlist = ['127.0.0.1']) => ({
   resolver,
 });
 
-test('downloads to the destination and reports bytes and the last path segment', async () => {
+test('downloads to the destination and reports bytes, the last path segment and the type', async () => {
   const result = await fetchSource(fixtures.url('/img/a.png'), options());
-  expect(result).toEqual({ filepath: path.join(dir, 'out'), bytes: image.length, filename: 'a.png' });
+  expect(result).toEqual({ filepath: path.join(dir, 'out'), bytes: image.length, filename: 'a.png', contentType: 'image/png', contentDisposition: null });
   expect(fs.readFileSync(result.filepath).equals(image)).toBe(true);
 });
 

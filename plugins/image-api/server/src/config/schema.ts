@@ -63,12 +63,12 @@ const options = {
     .description('IANA time zone of the `date` field.'),
   fetchTimeoutMs: positiveInt().default(15_000).description('URL sources: total time limit in milliseconds.'),
   fetchMaxRedirects: Joi.number().integer().min(0).empty('').default(5)
-    .description('URL sources: redirects followed at most.'),
+    .description('URL sources and the Media Library\'s imports from URLs: redirects followed at most.'),
   urlAllowlist: Joi.array()
     .items(Joi.string().allow(''))
     .custom(grammar(parseAllowlist), 'the URL allow-list grammar')
     .default(() => [])
-    .description('URL sources: hosts, addresses or CIDR ranges allowed although not public.'),
+    .description('URL sources and the Media Library\'s imports from URLs: hosts, addresses or CIDR ranges allowed although not public.'),
   imgbbPath: Joi.string<string | null>()
     .pattern(/^\/[A-Za-z0-9._~\/-]*[^/]$/, { name: 'absolute path' })
     .allow(null)

@@ -21,6 +21,13 @@ export class ApiError extends Error {
 
 export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;
 
+/**
+ * A URL's host that has no address the source policy allows, or none at all. Answered as its code
+ * says; a class of its own so that the Media Library's imports can give one message for every such
+ * host (sources/media-library-import.ts): which internal names resolve is no admin's business.
+ */
+export class HostRefusal extends ApiError {}
+
 const megabytes = (bytes: number) => `${+(bytes / 1_000_000).toFixed(1)} MB`;
 
 /** One factory per row of the table, so wording lives in one place. */
@@ -58,6 +65,8 @@ export const errors = {
     new ApiError(413, 315, `Image too large - max ${+(maxPixels / 1_000_000).toFixed(3)} megapixels`),
   urlRefused: (reason: string) => new ApiError(400, 320, reason),
   urlFailed: (reason: string) => new ApiError(400, 321, reason),
+  hostRefused: (reason: string) => new HostRefusal(400, 320, reason),
+  hostUnresolved: (host: string) => new HostRefusal(400, 321, `Could not resolve host ${host}`),
   badRequest: (reason: string) => new ApiError(400, 400, reason),
   rateLimited: (message: string, headers: Record<string, string>) => new ApiError(429, 429, message, headers),
   /** One client address holds its share of the uploads (or transformation renders) in flight (request-gate.ts). */

@@ -13,7 +13,7 @@ import { runImageWork } from '../images/image-work';
 import type { AuthenticatedKey } from './keys/api-keys';
 import type { RequestScope } from '../requests/request-scope';
 import { settleAll } from '../images/settle-all';
-import { createAddressPolicy, type AddressPolicy } from '../sources/address-policy';
+import { policyFor } from '../sources/address-policy';
 import { readSource } from '../sources/read-source';
 import type { CommonParams, UploadParams } from '../http/request-params';
 import type { SourceInput } from '../http/source-precedence';
@@ -44,14 +44,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return null;
     }
   }
-
-  // Built once per allow-list (its entries were checked at boot), not per URL upload.
-  let addressPolicy: { entries: string; policy: AddressPolicy } | null = null;
-  const policyFor = (entries: string[]): AddressPolicy => {
-    const key = entries.join('\n');
-    if (addressPolicy?.entries !== key) addressPolicy = { entries: key, policy: createAddressPolicy(entries) };
-    return addressPolicy.policy;
-  };
 
   return {
     /** Stores the upload; with an Idempotency-Key, remembered with it (services/storage/idempotency.ts). */

@@ -49,3 +49,15 @@ export function createAddressPolicy(allowlist: readonly string[] | Allowlist = [
     },
   };
 }
+
+let built: { entries: string; policy: AddressPolicy } | null = null;
+
+/**
+ * The policy of the configured allow-list (`urlAllowlist`, read per use so a changed setting counts),
+ * built once per list, not per URL: its entries were checked at boot.
+ */
+export function policyFor(entries: readonly string[]): AddressPolicy {
+  const key = entries.join('\n');
+  if (built?.entries !== key) built = { entries: key, policy: createAddressPolicy(entries) };
+  return built.policy;
+}

@@ -34,6 +34,13 @@ export interface FetchOptions {
   /** Where the body is written, in a folder that exists; the caller owns and removes it. */
   destination: string;
   resolver?: Resolver;
+  /** Ends the fetch early (the client went away): it fails (321, cancelled) and leaves no file. */
+  signal?: AbortSignal;
+  /**
+   * Told the bytes received so far: once with 0 when the answer's headers passed (with the declared
+   * length, or null), then after every chunk. Must not throw.
+   */
+  onProgress?: (received: number, declared: number | null) => void;
 }
 
 export interface FetchedSource {
@@ -41,6 +48,9 @@ export interface FetchedSource {
   bytes: number;
   /** The last path segment of the final URL, decoded; '' when there is none. */
   filename: string;
+  /** The final answer's Content-Type and Content-Disposition headers, as sent. */
+  contentType: string | null;
+  contentDisposition: string | null;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -72,7 +82,7 @@ async function pickAddress(url: URL, policy: AddressPolicy, resolver: Resolver):
     try {
       candidates = await resolver(host);
     } catch {
-      throw errors.urlFailed(`Could not resolve host ${host}`);
+      throw errors.hostUnresolved(host);
     }
   }
   let refusal = `Host ${host} has no address`;
@@ -81,7 +91,7 @@ async function pickAddress(url: URL, policy: AddressPolicy, resolver: Resolver):
     if (verdict.allowed) return candidate;
     refusal = verdict.reason;
   }
-  throw errors.urlRefused(refusal);
+  throw errors.hostRefused(refusal);
 }
 
 function lastSegment(url: URL): string {
@@ -101,8 +111,11 @@ export async function fetchSource(sourceUrl: string, options: FetchOptions): Pro
     timedOut = true;
     controller.abort();
   }, options.timeoutMs);
+  const abort = () => controller.abort();
+  options.signal?.addEventListener('abort', abort);
 
   try {
+    if (options.signal?.aborted) throw errors.urlFailed('Source URL fetch cancelled');
     let url = parseSourceUrl(sourceUrl);
     for (let redirects = 0; ; redirects++) {
       const pinned = await pickAddress(url, options.policy, resolver);
@@ -121,22 +134,34 @@ export async function fetchSource(sourceUrl: string, options: FetchOptions): Pro
         response.resume();
         throw errors.urlFailed(`Source URL answered HTTP ${status}`);
       }
-      const declared = Number(response.headers['content-length']);
+      const length = response.headers['content-length'];
+      const declared = length === undefined || length === '' ? NaN : Number(length);
       if (Number.isFinite(declared) && declared > options.maxBytes) {
         response.destroy();
         throw errors.tooBig(options.maxBytes);
       }
-      const bytes = await saveCapped(response, options.destination, options.maxBytes);
-      return { filepath: options.destination, bytes, filename: lastSegment(url) };
+      options.onProgress?.(0, Number.isFinite(declared) ? declared : null);
+      const bytes = await saveCapped(response, options.destination, options.maxBytes, (received) =>
+        options.onProgress?.(received, Number.isFinite(declared) ? declared : null)
+      );
+      return {
+        filepath: options.destination,
+        bytes,
+        filename: lastSegment(url),
+        contentType: response.headers['content-type'] ?? null,
+        contentDisposition: response.headers['content-disposition'] ?? null,
+      };
     }
   } catch (error) {
     await fs.promises.rm(options.destination, { force: true });
     if (error instanceof ApiError) throw error;
+    if (options.signal?.aborted) throw errors.urlFailed('Source URL fetch cancelled');
     if (timedOut) throw errors.urlFailed(`Source URL timed out after ${options.timeoutMs / 1000} s`);
     const code = (error as NodeJS.ErrnoException)?.code;
     throw errors.urlFailed(`Source URL unreachable${code ? ` (${code})` : ''}`);
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', abort);
   }
 }
 
@@ -178,14 +203,20 @@ function request(url: URL, pinned: ResolvedAddress, signal: AbortSignal): Promis
 const WRITE_BATCH = 1024 * 1024;
 
 /** Streams the body to `destination`, failing with 413 as soon as more than `maxBytes` arrive. */
-async function saveCapped(body: NodeJS.ReadableStream, destination: string, maxBytes: number): Promise<number> {
+async function saveCapped(
+  body: NodeJS.ReadableStream,
+  destination: string,
+  maxBytes: number,
+  onChunk: (received: number) => void
+): Promise<number> {
   let received = 0;
   const counter = new Transform({
     highWaterMark: WRITE_BATCH,
     transform(chunk: Buffer, _encoding, callback) {
       received += chunk.length;
-      if (received > maxBytes) callback(errors.tooBig(maxBytes));
-      else callback(null, chunk);
+      if (received > maxBytes) return callback(errors.tooBig(maxBytes));
+      onChunk(received);
+      callback(null, chunk);
     },
   });
   await pipeline(body, counter, fs.createWriteStream(destination, { highWaterMark: WRITE_BATCH }));
