@@ -118,7 +118,11 @@ export function queryProtection(strapi: Core.Strapi, readable: (uid: string, fie
       return;
     }
     if (key === 'filters') set(key, await filters(value, getModel(schema.uid)));
-    if (key === 'sort') set(key, await sort(value, getModel(schema.uid)));
+    if (key === 'sort') {
+      const sorted = await sort(value, getModel(schema.uid));
+      if (isEmptyValue(sorted)) remove(key);
+      else set(key, sorted);
+    }
   };
   const populate = (value: unknown, schema: Model) => traverse.traverseQueryPopulate(nested, { schema, getModel }, value);
 
@@ -127,7 +131,13 @@ export function queryProtection(strapi: Core.Strapi, readable: (uid: string, fie
     if (!schema || !isPlainObject(query)) return query;
     const protectedQuery: Query = { ...query };
     if (query.filters !== undefined) protectedQuery.filters = await filters(query.filters, schema);
-    if (query.sort !== undefined) protectedQuery.sort = await sort(query.sort, schema);
+    // A sort left with nothing goes: an empty one would replace the route's own order (a relation
+    // picker sorts by its main field), and the order would differ from the one without it.
+    if (query.sort !== undefined) {
+      const sorted = await sort(query.sort, schema);
+      if (isEmptyValue(sorted)) delete protectedQuery.sort;
+      else protectedQuery.sort = sorted;
+    }
     if (query.populate !== undefined) protectedQuery.populate = await populate(query.populate, schema);
     return searchWithin(protectedQuery, schema, readable);
   };
