@@ -22,7 +22,7 @@ import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
 import type { Context, Next } from 'koa';
 import { API_KEY_UID, IMAGE_UID } from '../constants';
-import { RELATION_VIEWS, SERVER_ONLY_FIELDS, includes, readerOf, type Ability, type RelationView } from './field-visibility';
+import { RELATION_VIEWS, SERVER_ONLY_FIELDS, inAudience, readerOf, type Ability, type RelationView } from './field-visibility';
 
 /** Both ways, from the plugin's register. */
 export function protectFields(strapi: Core.Strapi): void {
@@ -109,7 +109,7 @@ function asRelation(value: unknown, { uid, view }: { uid: string; view: Relation
   }
   if (!isEntry(value)) return strip(value, depth, reads);
   for (const name of Object.keys(value)) {
-    const shown = view.names.has(name) || (!view.secrets.has(name) && includes(view.others.shown, reads, uid, name));
+    const shown = view.names.has(name) || (!view.secrets.has(name) && inAudience(view.others.shown, reads, uid, name));
     if (shown) strip(value[name], depth + 1, reads);
     else delete value[name];
   }

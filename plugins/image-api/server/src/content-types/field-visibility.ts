@@ -79,5 +79,5 @@ export function readerOf(ability: Ability | undefined): (uid: string, field: str
 }
 
 /** Whether `audience` includes a reader of `field` of `uid` (`reads`: readerOf's answer). */
-export const includes = (audience: Audience, reads: (uid: string, field: string) => boolean, uid: string, field: string): boolean =>
+export const inAudience = (audience: Audience, reads: (uid: string, field: string) => boolean, uid: string, field: string): boolean =>
   audience === 'readers' && reads(uid, field);

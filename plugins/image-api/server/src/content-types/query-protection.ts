@@ -30,7 +30,7 @@
  */
 import type { Core } from '@strapi/strapi';
 import { contentTypes, traverse } from '@strapi/utils';
-import { RELATION_VIEWS, SERVER_ONLY_FIELDS, includes, readerOf, type Ability } from './field-visibility';
+import { RELATION_VIEWS, SERVER_ONLY_FIELDS, inAudience, readerOf, type Ability } from './field-visibility';
 
 const { isScalarAttribute } = contentTypes;
 
@@ -62,14 +62,14 @@ const VIEWS = new Map(Object.entries(RELATION_VIEWS));
 const TEXT_TYPES = new Set(['string', 'text', 'uid', 'email', 'enumeration', 'richtext']);
 const NUMBER_TYPES = new Set(['biginteger', 'integer', 'decimal', 'float']);
 
-/** Whether an admin with `ability` may query `field` of `uid` (see the file comment); no ability reads no field but names. */
+/** Whether an admin with `ability` may query `field` of `uid` (see the file comment); without an ability, of a related entry only what names it. */
 export function readableBy(ability: Ability | undefined): (uid: string, field: string) => boolean {
   const reads = readerOf(ability);
   return (uid, field) => {
     if (SERVER_ONLY.get(uid)?.has(field)) return false;
     const view = VIEWS.get(uid);
     if (!view || view.names.has(field)) return true;
-    return !view.secrets.has(field) && includes(view.others.queried, reads, uid, field);
+    return !view.secrets.has(field) && inAudience(view.others.queried, reads, uid, field);
   };
 }
 
