@@ -5,8 +5,9 @@
  * operator. `filters[api_key][contact][$startsWith]=a` on the image list told an Editor a key's
  * contact through the count, one character a request (issue 34, item 5).
  *
- * Keys k1, k2 and k3 (k3 with no optional field set) and their four images; each condition below
- * selects some of them and not others, so a condition that were applied would change the answer.
+ * Keys k1, k2 and k3 (k3 with no optional field set) and their four images; k1 and k2 belong to site
+ * users u1 and u2 (users-permissions users, their images too). Each condition below selects some of
+ * them and not others, so a condition that were applied would change the answer.
  */
 import qs from 'qs';
 import type { Response } from 'supertest';
@@ -16,8 +17,10 @@ import { png } from '../../helpers/fixtures';
 
 const IMAGE_UID = 'plugin::image-api.image';
 const KEY_UID = 'plugin::image-api.api-key';
+const USER_UID = 'plugin::users-permissions.user';
 const LIST = `/content-manager/collection-types/${IMAGE_UID}`;
 const KEY_LIST = `/content-manager/collection-types/${KEY_UID}`;
+const USER_LIST = `/content-manager/collection-types/${USER_UID}`;
 const READ = 'plugin::content-manager.explorer.read';
 
 const app = useApp();
@@ -33,6 +36,8 @@ let author: Auth;
 let k1: Row;
 /** The values of one image (k2's first, which holds an expiry claim) for the image's server-only fields. */
 let claimed: Row;
+/** u1's values of every site user field (its role by id). */
+let u1: Row;
 let imageIds: number[];
 
 /** A key's fields an Editor may not query (all but what names it: name, prefix, last four, active). */
@@ -42,6 +47,10 @@ const KEY_PRIVATE = [
 ];
 const KEY_SERVER_ONLY = ['key_hash', 'key_encrypted'];
 const IMAGE_SERVER_ONLY = ['delete_hash', 'source_digest', 'expiry_claim', 'expiry_claimed_at', 'answer'];
+/** A site user's fields an Editor may not query (all but what names it: id, documentId, username). */
+const USER_PRIVATE = ['email', 'provider', 'password', 'resetPasswordToken', 'confirmationToken', 'confirmed', 'blocked', 'role', 'createdAt'];
+/** Nobody queries these, a Super Admin included: each would be an oracle on a credential. */
+const USER_SECRETS = ['password', 'resetPasswordToken', 'confirmationToken'];
 
 const url = (path: string, query: Record<string, unknown>) => `${path}?${qs.stringify(query, { encodeValuesOnly: true })}`;
 
@@ -62,8 +71,19 @@ beforeAll(async () => {
     }),
     k3: await keys.create({ name: 'k3' }),
   };
-  await app.strapi.db.query(KEY_UID).update({ where: { name: 'k1' }, data: { folder: folder.id, default_expiration: 'P1D' } });
-  await app.strapi.db.query(KEY_UID).update({ where: { name: 'k2' }, data: { default_expiration: 'P2D' } });
+  const roles: Array<{ id: number; type: string }> = await app.strapi.db.query('plugin::users-permissions.role').findMany({ select: ['id', 'type'] });
+  const roleOf = (type: string) => roles.find((role) => role.type === type)?.id;
+  const users = app.strapi.db.query(USER_UID);
+  const user1 = await users.create({
+    data: {
+      username: 'umber', email: 'umber@site.test', provider: 'local', password: '$2a$10$umberPasswordHashUmberPasswordHash',
+      resetPasswordToken: 'reset-umber-5d1c9e', confirmationToken: 'confirm-umber-77ab0f', confirmed: true, blocked: false, role: roleOf('authenticated'),
+    },
+  });
+  const user2 = await users.create({ data: { username: 'violet', email: 'violet@site.test', provider: 'github', confirmed: false, blocked: true, role: roleOf('public') } });
+  u1 = { ...user1, role: roleOf('authenticated') };
+  await app.strapi.db.query(KEY_UID).update({ where: { name: 'k1' }, data: { folder: folder.id, default_expiration: 'P1D', owner_user: user1.id } });
+  await app.strapi.db.query(KEY_UID).update({ where: { name: 'k2' }, data: { default_expiration: 'P2D', owner_user: user2.id } });
   for (const [key, size] of [[made.k1.key, 21], [made.k2.key, 22], [made.k2.key, 23], [made.k3.key, 24]] as const) {
     expect((await app.upload(key, await png(size, size))).status).toBe(200);
   }
@@ -92,9 +112,18 @@ const related = (res: Response) =>
 /** The image list, as the Content Manager asks for it. */
 const imageList = async (auth: Auth, query: Record<string, unknown> = {}) => listed(await app.http.get(url(LIST, { pageSize: 100, ...query })).set(auth));
 const keyList = async (auth: Auth, query: Record<string, unknown> = {}) => listed(await app.http.get(url(KEY_LIST, { pageSize: 100, ...query })).set(auth));
+const userList = async (auth: Auth, query: Record<string, unknown> = {}) => listed(await app.http.get(url(USER_LIST, { pageSize: 100, ...query })).set(auth));
+/** The image list with each image's site user, filtered where it is populated: `image:user` (or `-`), in order. */
+const imageOwners = async (auth: Auth, filters: Filter = {}) => {
+  const res = await app.http.get(url(LIST, { pageSize: 100, populate: { owner_user: { filters } } })).set(auth);
+  return res.status === 200 ? res.body.results.map((r: { id: number; owner_user?: { id: number } | null }) => `${r.id}:${r.owner_user?.id ?? '-'}`).join(',') : `${res.status}`;
+};
 /** The key picker of an image's edit view. */
 const keyPicker = async (auth: Auth, filters?: Filter) =>
   listed(await app.http.get(url(`/content-manager/relations/${IMAGE_UID}/api_key`, { pageSize: 100, ...(filters ? { filters } : {}) })).set(auth));
+/** The site user picker of an image's edit view (every user, by the picker's main field). */
+const userPicker = async (auth: Auth, query: Record<string, unknown> = {}) =>
+  listed(await app.http.get(url(`/content-manager/relations/${IMAGE_UID}/owner_user`, { pageSize: 100, ...query })).set(auth));
 /** The Media Library's files with the images that use them (`populate=related`, fragment on images). */
 const mediaLibrary = async (auth: Auth, on: Record<string, unknown> = { fields: ['id'] }) =>
   related(
@@ -106,13 +135,15 @@ const mediaLibrary = async (auth: Auth, on: Record<string, unknown> = { fields: 
 type Family = 'equality' | 'sets' | 'text' | 'ranges' | 'nulls';
 const FAMILIES: Family[] = ['equality', 'sets', 'text', 'ranges', 'nulls'];
 
-type Kind = 'text' | 'number' | 'relation' | 'json';
-/** How each field is queried: text (strings, enumerations), number (numbers, dates), relation (by id), json. */
+type Kind = 'text' | 'number' | 'boolean' | 'relation' | 'json';
+/** How each field is queried: text (strings, enumerations), number (numbers, dates), boolean, relation (by id), json. */
 const KINDS: Record<string, Kind> = {
   contact: 'text', description: 'text', rate_limit: 'text', default_expiration: 'text', duplicates: 'text', key_hash: 'text', key_encrypted: 'text',
   expires_at: 'number', quota_images: 'number', quota_bytes: 'number', live_images: 'number', live_bytes: 'number', upload_count: 'number', last_used_at: 'number',
   owner: 'relation', folder: 'relation', images: 'relation',
   delete_hash: 'text', source_digest: 'text', expiry_claim: 'text', expiry_claimed_at: 'number', answer: 'json',
+  email: 'text', provider: 'text', password: 'text', resetPasswordToken: 'text', confirmationToken: 'text', confirmed: 'boolean', blocked: 'boolean',
+  role: 'relation', createdAt: 'number',
 };
 const kindOf = (field: string): Kind => KINDS[field];
 
@@ -132,7 +163,7 @@ function conditions(family: Family, kind: Kind, raw: unknown): Array<[string, un
     ops.push(['$contains', part], ['$containsi', part.toUpperCase()], ['$notContains', part], ['$notContainsi', part.toUpperCase()]);
     ops.push(['$startsWith', value.slice(0, 5)], ['$startsWithi', value.slice(0, 5).toUpperCase()], ['$endsWith', value.slice(-5)], ['$endsWithi', value.slice(-5).toUpperCase()]);
   }
-  if (family === 'ranges' && kind !== 'json') ops.push(['$lt', value], ['$lte', value], ['$gt', value], ['$gte', value], ['$between', [value, value]]);
+  if (family === 'ranges' && kind !== 'json' && kind !== 'boolean') ops.push(['$lt', value], ['$lte', value], ['$gt', value], ['$gte', value], ['$between', [value, value]]);
   if (family === 'nulls') ops.push(['$null', true], ['$notNull', true]);
   // A relation is queried through its target's id.
   return ops.map(([op, operand]) => [op, kind === 'relation' ? { id: { [op]: operand } } : { [op]: operand }]);
@@ -152,6 +183,21 @@ const imageShapes = (field: string, c: unknown): Filter[] => [
   { $or: [{ $and: [{ [field]: c }] }] },
   { $not: { [field]: c } },
   { api_key: { images: { [field]: c } } },
+];
+/** Ways to reach a site user's field from the image list: through the image's user and its key's, in groups. */
+const userShapes = (field: string, c: unknown): Filter[] => [
+  { owner_user: { [field]: c } },
+  { $or: [{ owner_user: { [field]: c } }] },
+  { $not: { owner_user: { [field]: c } } },
+  { owner_user: { $or: [{ $and: [{ [field]: c }] }] } },
+  { api_key: { owner_user: { [field]: c } } },
+];
+/** From the users list. */
+const userRootShapes = (field: string, c: unknown): Filter[] => [
+  { [field]: c },
+  { $or: [{ [field]: c }] },
+  { $not: { [field]: c } },
+  { role: { users: { [field]: c } } },
 ];
 /** From the key side (the key picker, the key list). */
 const keyRootShapes = (field: string, c: unknown): Filter[] => [
@@ -209,6 +255,44 @@ describe('an Editor queries no key field but those that name the key', () => {
   });
 });
 
+describe("an Editor queries no site user's field but those that name it", () => {
+  let baseline: { list: string; owners: string; library: string; picker: string };
+  beforeAll(async () => {
+    baseline = { list: await imageList(editor), owners: await imageOwners(editor), library: await mediaLibrary(editor), picker: await userPicker(editor) };
+    expect(baseline.picker).toMatch(/^2: /);
+    expect(baseline.owners).toContain(`${imageIds[0]}:${u1.id}`);
+    expect(baseline.owners).toContain(`${imageIds[3]}:-`);
+  });
+
+  test.each(cases(USER_PRIVATE))("filters on a site user's %s, %s operators: the image list answers as without them", async (field, family) => {
+    expect(await imageList(editor, { filters: every([family], field, u1[field], userShapes) })).toBe(baseline.list);
+  });
+
+  test.each(USER_PRIVATE)("a site user's %s: sorts, populate's filters, the user picker and the Media Library answer as without it", async (field) => {
+    if (kindOf(field) !== 'relation') {
+      for (const sort of [`owner_user.${field}:asc`, `owner_user.${field}:desc`, [{ owner_user: { [field]: 'asc' } }]]) {
+        expect([sort, await imageList(editor, { sort })]).toEqual([sort, baseline.list]);
+      }
+      for (const sort of [`${field}:asc`, `${field}:desc`]) expect([sort, await userPicker(editor, { sort })]).toEqual([sort, baseline.picker]);
+    }
+    expect(await userPicker(editor, { filters: every(SOME, field, u1[field], userRootShapes) })).toBe(baseline.picker);
+    expect(await imageOwners(editor, every(SOME, field, u1[field], (name, c) => [{ [name]: c }, { $not: { [name]: c } }]))).toBe(baseline.owners);
+    // The Media Library refuses any filter on a password field outright (Strapi's own check): 400 whatever the value.
+    expect([baseline.library, 'refused']).toContain(await mediaLibrary(editor, { fields: ['id'], filters: every(SOME, field, u1[field], userShapes) }));
+  });
+
+  test('what names a site user still filters and sorts: its id and username', async () => {
+    expect(await imageList(editor, { filters: { owner_user: { username: { $eq: 'violet' } } } })).toMatch(/^2: /);
+    expect(await imageList(editor, { filters: { $or: [{ owner_user: { id: { $eq: u1.id } } }] } })).toMatch(/^1: /);
+    const owned = { owner_user: { id: { $notNull: true } } };
+    expect(await imageList(editor, { filters: owned, sort: ['owner_user.username:desc', 'id:asc'] })).toBe(`3: ${imageIds[1]},${imageIds[2]},${imageIds[0]}`);
+  });
+
+  test('an Editor cannot open site users at all (the list answers 403)', async () => {
+    expect((await app.http.get(USER_LIST).set(editor)).status).toBe(403);
+  });
+});
+
 describe('nobody queries server-only fields, not even a Super Admin', () => {
   let baseline: { list: string; library: string; keys: string; picker: string };
   beforeAll(async () => {
@@ -255,6 +339,16 @@ describe('nobody queries server-only fields, not even a Super Admin', () => {
     test.each(KEY_SERVER_ONLY)('searching keys (_q) for part of %s finds nothing', async (field) => {
       expect(await keyList(superAdmin, { _q: String(k1[field]).slice(4, 14) })).toBe('0: ');
     });
+
+    test.each(USER_SECRETS)("a site user's %s: filters, sorts and searches through images and in the users list answer as without it", async (field) => {
+      const users = await userList(superAdmin);
+      expect(users).toMatch(/^2: /);
+      expect(await imageList(superAdmin, { filters: every(FAMILIES, field, u1[field], userShapes) })).toBe(baseline.list);
+      expect(await userList(superAdmin, { filters: every(FAMILIES, field, u1[field], userRootShapes) })).toBe(users);
+      for (const sort of [`owner_user.${field}:asc`, `owner_user.${field}:desc`]) expect([sort, await imageList(superAdmin, { sort })]).toEqual([sort, baseline.list]);
+      expect(await userList(superAdmin, { sort: `${field}:desc` })).toBe(users);
+      expect(await userList(superAdmin, { _q: String(u1[field]).slice(3, 12) })).toBe('0: ');
+    });
   });
 
   describe('an Editor', () => {
@@ -286,6 +380,14 @@ describe('a Super Admin queries the key fields it may read', () => {
     expect(await imageList(superAdmin, { filters: { api_key: { contact: { $eq: 'bob@example.com' } } } })).toMatch(/^2: /);
     expect(await keyPicker(superAdmin, { contact: { $startsWith: 'bob' } })).toMatch(/^1: /);
   });
+
+  test("filters and sorts images by their site user's email and role", async () => {
+    expect(await imageList(superAdmin, { filters: { owner_user: { email: { $startsWith: 'umber@' } } } })).toBe(`1: ${imageIds[0]}`);
+    expect(await imageList(superAdmin, { filters: { owner_user: { role: { type: { $eq: 'public' } } } } })).toMatch(/^2: /);
+    const owned = { owner_user: { id: { $notNull: true } } };
+    expect(await imageList(superAdmin, { filters: owned, sort: ['owner_user.email:desc', 'id:asc'] })).toBe(`3: ${imageIds[1]},${imageIds[2]},${imageIds[0]}`);
+    expect(await userPicker(superAdmin, { filters: { email: { $startsWith: 'umber@' } } })).toBe(`1: ${u1.id}`);
+  });
 });
 
 describe('an Author', () => {
@@ -300,13 +402,16 @@ describe('an Author', () => {
   });
 });
 
-describe('a role that may read some fields of key entries', () => {
+describe('a role that may read some fields of key entries and site users', () => {
   let reader: Auth;
   beforeAll(async () => {
     const made = await app.http.post('/admin/roles').set(superAdmin).send({ name: 'Key reader', description: 'names of keys only' });
     expect(made.status).toBe(201);
     const role = made.body.data;
-    const permissions = [{ action: READ, subject: KEY_UID, properties: { fields: ['name', 'key_prefix'] }, conditions: [] }];
+    const permissions = [
+      { action: READ, subject: KEY_UID, properties: { fields: ['name', 'key_prefix'] }, conditions: [] },
+      { action: READ, subject: USER_UID, properties: { fields: ['username'] }, conditions: [] },
+    ];
     expect((await app.http.put(`/admin/roles/${role.id}/permissions`).set(superAdmin).send({ permissions })).status).toBe(200);
     reader = { Authorization: `Bearer ${await adminToken(app, 'reader@img.test', 'Reader-pass-1234', role.code)}` };
   });
@@ -318,5 +423,12 @@ describe('a role that may read some fields of key entries', () => {
     expect(await keyList(reader, { _q: '100' })).toBe('0: ');
     expect(await keyList(reader, { _q: 'test key' })).toMatch(/^1: /);
     expect(await keyList(reader, { filters: { contact: { $startsWith: 'alice' } } })).toBe(await keyList(reader));
+  });
+
+  test('searches site users by their username only', async () => {
+    expect(await userList(reader)).toMatch(/^2: /);
+    expect(await userList(reader, { _q: 'umber@site' })).toBe('0: ');
+    expect(await userList(reader, { _q: 'github' })).toBe('0: ');
+    expect(await userList(reader, { _q: 'umb' })).toMatch(/^1: /);
   });
 });

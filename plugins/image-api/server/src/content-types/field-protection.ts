@@ -7,19 +7,22 @@
  * fields; their values are dropped before the write, whatever the edit view shows. API images are
  * made by uploads only: a hand-made entry would be a record without a file.
  *
- * The way out: what never leaves the server, for any role (SERVER_ONLY_FIELDS): a key's hash and
- * encrypted copy, an image's delete-link hash and the expiry sweep's claims. And when an image's key
- * rides along as a relation (the Content Manager's image list populates it, so does `?populate=`
- * anywhere), only what names the key: an Editor may see which key an image came with, not the
- * requester's details or its limits. Stripped wherever they appear, at any depth: from what the
- * document service returns (the admin panel shows `private` fields), and from every JSON answer of
- * the app (the Media Library's `GET /upload/files?populate=related` reads through the query engine,
- * around the document service).
+ * The way out (field-visibility.ts says what): what never leaves the server, for any role
+ * (SERVER_ONLY_FIELDS): a key's hash and encrypted copy, an image's delete-link hash and the expiry
+ * sweep's claims. And an entry riding along as a relation of an image or key (RELATION_VIEWS: the
+ * Content Manager's image list populates the key and the site user, so does `?populate=` anywhere)
+ * shows what names it, its other fields only to the admins its view lets read them (a key's, to no
+ * one; a site user's, to admins whose role reads users), its secrets (a user's password hash and
+ * tokens) to no one. Stripped wherever they appear, at any depth: from what the document service
+ * returns (the admin panel shows `private` fields; inside the server a site user keeps what a reader
+ * would see), and from every JSON answer of the app, for the admin who asks (the Media Library's
+ * `GET /upload/files?populate=related` reads through the query engine, around the document service).
  */
 import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
 import type { Context, Next } from 'koa';
 import { API_KEY_UID, IMAGE_UID } from '../constants';
+import { RELATION_VIEWS, SERVER_ONLY_FIELDS, inAudience, readerOf, type Ability, type RelationView } from './field-visibility';
 
 /** Both ways, from the plugin's register. */
 export function protectFields(strapi: Core.Strapi): void {
@@ -63,26 +66,23 @@ function keepServerFields(strapi: Core.Strapi): void {
 
 // The way out.
 
-/** Fields that never leave the server, by content type. */
-export const SERVER_ONLY_FIELDS: Record<string, string[]> = {
-  [API_KEY_UID]: ['key_hash', 'key_encrypted'],
-  [IMAGE_UID]: ['delete_hash', 'expiry_claim', 'expiry_claimed_at', 'source_digest', 'answer'],
-};
-
 const SECRET_NAMES = new Set(Object.values(SERVER_ONLY_FIELDS).flat());
 
-/** The image's relation to its key (content-types/image/schema.ts). */
-const KEY_RELATION = 'api_key';
-/** What a key shows as an image's relation: enough to tell which key it is. */
-export const KEY_AS_RELATION: ReadonlySet<string> = new Set(['id', 'documentId', 'name', 'key_prefix', 'key_last4', 'active', 'locale', 'publishedAt']);
+/** The relation views (field-visibility.ts) by the name of the relation that carries each. */
+const VIEWS_BY_FIELD = new Map(Object.entries(RELATION_VIEWS).map(([uid, view]) => [view.field, { uid, view }]));
+
+/** Whom an answer is for: whether they read `field` of `uid` (readerOf). */
+type Reads = (uid: string, field: string) => boolean;
+/** The document service's results stay inside the server: they lose the secrets and what nobody sees, nothing a reader would see. */
+const INSIDE: Reads = () => true;
 
 /** Deepest level walked; documents with their relations are far shallower. */
 const MAX_DEPTH = 16;
 
-function strip(value: unknown, depth: number): void {
+function strip(value: unknown, depth: number, reads: Reads): void {
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object' || Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return;
   if (Array.isArray(value)) {
-    for (const item of value) strip(item, depth + 1);
+    for (const item of value) strip(item, depth + 1, reads);
     return;
   }
   // Streams, dates and other class instances carry no document fields.
@@ -90,30 +90,47 @@ function strip(value: unknown, depth: number): void {
   if (prototype !== Object.prototype && prototype !== null) return;
   const record = value as Record<string, unknown>;
   for (const name of Object.keys(record)) {
+    const related = VIEWS_BY_FIELD.get(name);
     if (SECRET_NAMES.has(name)) delete record[name];
-    else if (name === KEY_RELATION && isRecord(record[name])) keyAsRelation(record[name] as Record<string, unknown>);
-    else strip(record[name], depth + 1);
+    else if (related) asRelation(record[name], related, depth + 1, reads);
+    else strip(record[name], depth + 1, reads);
   }
 }
 
 /** A stored entry (it has its ids), not, say, the Content Manager's settings of the `api_key` field. */
-const isRecord = (value: unknown): boolean => value !== null && typeof value === 'object' && ('documentId' in value || 'id' in value);
+const isEntry = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && ('documentId' in value || 'id' in value);
 
-function keyAsRelation(record: Record<string, unknown>): void {
-  for (const name of Object.keys(record)) if (!KEY_AS_RELATION.has(name)) delete record[name];
+/** Keeps of a related entry (or each of a list of them) what its view shows to `reads`. */
+function asRelation(value: unknown, { uid, view }: { uid: string; view: RelationView }, depth: number, reads: Reads): void {
+  if (Array.isArray(value)) {
+    for (const item of value) asRelation(item, { uid, view }, depth + 1, reads);
+    return;
+  }
+  if (!isEntry(value)) return strip(value, depth, reads);
+  for (const name of Object.keys(value)) {
+    const shown = view.names.has(name) || (!view.secrets.has(name) && inAudience(view.others.shown, reads, uid, name));
+    if (shown) strip(value[name], depth + 1, reads);
+    else delete value[name];
+  }
 }
 
-/** Removes the server-only fields from `value`, in place, at any depth (see the file comment). */
-export function stripServerOnlyFields<T>(value: T): T {
-  strip(value, 0);
+/**
+ * Removes from `value`, in place, at any depth, what `reads` may not see (see the file comment);
+ * without `reads`, what stays inside the server may keep what a reader would see.
+ */
+export function stripServerOnlyFields<T>(value: T, reads: Reads = INSIDE): T {
+  strip(value, 0, reads);
   return value;
 }
 
 function hideServerOnlyFields(strapi: Core.Strapi): void {
   strapi.documents.use(async (_context, next) => stripServerOnlyFields(await next()));
-  // Outermost: sees every answer's body once the routes have set it, before Koa sends it.
+  // Outermost: sees every answer's body once the routes have set it, before Koa sends it. Admins'
+  // requests carry their abilities; any other (the content API, strangers) reads no related field
+  // beyond what names it.
   strapi.server.use(async (ctx: Context, next: Next) => {
     await next();
-    if (ctx.body && typeof ctx.body === 'object') stripServerOnlyFields(ctx.body);
+    if (ctx.body && typeof ctx.body === 'object') stripServerOnlyFields(ctx.body, readerOf((ctx.state as { userAbility?: Ability }).userAbility));
   });
 }

@@ -11,28 +11,31 @@
  * delete_hash`, a Media Library file's `related` images) reaches the target's fields unchecked. This
  * module wraps that `sanitizeQuery`: at any depth of `filters`, `sort` and `populate` (their nested
  * `filters` and `sort`, `on` fragments included), whatever the operators and groups around it, a
- * field the admin may not read is removed, as Strapi removes a field outside one's permissions:
+ * field the admin may not read is removed, as Strapi removes a field outside one's permissions
+ * (field-visibility.ts says which):
  * - server-only fields (SERVER_ONLY_FIELDS: a key's hash and encrypted copy, an image's delete-link
  *   hash, the expiry claims, the duplicate digest, the saved answer), for every role;
- * - a key's fields other than those that name it (KEY_AS_RELATION), for admins whose role may not
- *   read that field of key entries in the Content Manager (Editors and Authors by default:
- *   admin-permissions.ts withdraws key entries from them).
+ * - the secrets of an entry that rides along as a relation (RELATION_VIEWS: a site user's password
+ *   hash, reset and confirmation tokens), for every role: sorting images by `owner_user.password`
+ *   ordered them by their users' hashes, Super Admins' and Editors' lists alike;
+ * - the other fields of such an entry but those that name it (a key's contact, a site user's e-mail
+ *   address, provider, role, state), for admins whose role may not read that field of its content
+ *   type in the Content Manager (Editors and Authors by default: admin-permissions.ts withdraws key
+ *   entries from them, Strapi site users). This holds wherever the type is reached, at the root of
+ *   its own list too.
  * `_q` (the Content Manager's search) matches every text column of the listed model in the
  * database: server-only columns are `searchable: false` in their schemas, and where an admin may
- * not read a searchable field of a key, the search becomes a filter over the fields they may read.
+ * not read a searchable field (a key's contact, a user's e-mail address), the search becomes a
+ * filter over the fields they may read.
  */
 import type { Core } from '@strapi/strapi';
 import { contentTypes, traverse } from '@strapi/utils';
-import { API_KEY_UID } from '../constants';
-import { KEY_AS_RELATION, SERVER_ONLY_FIELDS } from './field-protection';
+import { RELATION_VIEWS, SERVER_ONLY_FIELDS, inAudience, readerOf, type Ability } from './field-visibility';
 
 const { isScalarAttribute } = contentTypes;
 
 /** Nesting walked when tidying a sort; real sorts are a few levels deep. */
 const MAX_DEPTH = 16;
-
-/** The Content Manager's read action: what decides whether an admin may read a key's field. */
-const READ = 'plugin::content-manager.explorer.read';
 
 type Model = ReturnType<Core.Strapi['getModel']>;
 type Query = Record<string, unknown>;
@@ -42,10 +45,6 @@ type Visitor = (
   node: { key: string; value: unknown; attribute?: { type: string }; schema: { uid: string } },
   edit: { set(key: string, value: unknown): void; remove(key: string): void }
 ) => void | Promise<void>;
-
-interface Ability {
-  can(action: string, subject: string, field?: string): boolean;
-}
 
 interface PermissionsManager {
   sanitizeQuery(query: Query, options?: unknown): Promise<Query>;
@@ -57,23 +56,20 @@ interface ManagerOptions {
 }
 
 const SERVER_ONLY = new Map<string, Set<string>>(Object.entries(SERVER_ONLY_FIELDS).map(([uid, fields]) => [uid, new Set(fields)]));
+const VIEWS = new Map(Object.entries(RELATION_VIEWS));
 
 /** Column types the database's search reads (@strapi/database's applySearch): text always, numbers for a numeric `_q`. */
 const TEXT_TYPES = new Set(['string', 'text', 'uid', 'email', 'enumeration', 'richtext']);
 const NUMBER_TYPES = new Set(['biginteger', 'integer', 'decimal', 'float']);
 
-/** Whether an admin with `ability` may query `field` of `uid` (see the file comment); no ability reads no key field. */
+/** Whether an admin with `ability` may query `field` of `uid` (see the file comment); without an ability, of a related entry only what names it. */
 export function readableBy(ability: Ability | undefined): (uid: string, field: string) => boolean {
-  const cache = new Map<string, boolean>();
+  const reads = readerOf(ability);
   return (uid, field) => {
     if (SERVER_ONLY.get(uid)?.has(field)) return false;
-    if (uid !== API_KEY_UID || KEY_AS_RELATION.has(field)) return true;
-    let readable = cache.get(field);
-    if (readable === undefined) {
-      readable = typeof ability?.can === 'function' && ability.can(READ, API_KEY_UID, field);
-      cache.set(field, readable);
-    }
-    return readable;
+    const view = VIEWS.get(uid);
+    if (!view || view.names.has(field)) return true;
+    return !view.secrets.has(field) && inAudience(view.others.queried, reads, uid, field);
   };
 }
 
@@ -122,7 +118,11 @@ export function queryProtection(strapi: Core.Strapi, readable: (uid: string, fie
       return;
     }
     if (key === 'filters') set(key, await filters(value, getModel(schema.uid)));
-    if (key === 'sort') set(key, await sort(value, getModel(schema.uid)));
+    if (key === 'sort') {
+      const sorted = await sort(value, getModel(schema.uid));
+      if (isEmptyValue(sorted)) remove(key);
+      else set(key, sorted);
+    }
   };
   const populate = (value: unknown, schema: Model) => traverse.traverseQueryPopulate(nested, { schema, getModel }, value);
 
@@ -131,7 +131,13 @@ export function queryProtection(strapi: Core.Strapi, readable: (uid: string, fie
     if (!schema || !isPlainObject(query)) return query;
     const protectedQuery: Query = { ...query };
     if (query.filters !== undefined) protectedQuery.filters = await filters(query.filters, schema);
-    if (query.sort !== undefined) protectedQuery.sort = await sort(query.sort, schema);
+    // A sort left with nothing goes: an empty one would replace the route's own order (a relation
+    // picker sorts by its main field), and the order would differ from the one without it.
+    if (query.sort !== undefined) {
+      const sorted = await sort(query.sort, schema);
+      if (isEmptyValue(sorted)) delete protectedQuery.sort;
+      else protectedQuery.sort = sorted;
+    }
     if (query.populate !== undefined) protectedQuery.populate = await populate(query.populate, schema);
     return searchWithin(protectedQuery, schema, readable);
   };
