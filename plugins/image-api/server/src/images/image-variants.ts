@@ -3,12 +3,12 @@
  * two variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled
  * up), and its placeholder (placeholder.ts), all from one decode.
  */
-import pLimit from 'p-limit';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from '../http/api-error';
 import type { ProbedImage } from './image-probe';
 import { isClean, stripLossless } from './image-metadata';
 import { settleAll } from './settle-all';
+import { concurrencyLimit } from './concurrency-limit';
 import { bmpAsPng } from './decoders/bmp-renditions';
 import { heicRenditions } from './decoders/heic-renditions';
 import type { DecodedPixels } from './decoders/heic-job';
@@ -80,8 +80,8 @@ export function buildRenditions(bytes: Buffer, probed: ProbedImage, options: Var
   });
 }
 
-const oneBmpAtATime = pLimit(1);
-const oneAvifAtATime = pLimit(1);
+const oneBmpAtATime = concurrencyLimit(1);
+const oneAvifAtATime = concurrencyLimit(1);
 
 /** The renditions of the image whose bytes sharp reads in `input` (`bytes` as sent, or a BMP's PNG). */
 async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {

@@ -6,14 +6,15 @@
  * image all of them, and two images on two cores would run four threads, besides the JavaScript
  * thread that serves the requests: measured, that costs about a tenth more CPU per upload).
  * libvips' operation cache is off: it only pays when the same image is processed twice, which
- * never happens.
+ * never happens. When the work goes quiet, what it left is collected (process/idle-collection.ts).
  *
  * All of it is process-wide (sharp's settings are libvips globals), so it is set once, when the plugin
  * registers: before the first upload, and before anything else in the app uses sharp.
  */
 import os from 'os';
-import pLimit from 'p-limit';
 import sharp from 'sharp';
+import { concurrencyLimit } from './concurrency-limit';
+import { busyWithImages } from '../process/idle-collection';
 
 export type ImageWorkLimit = <T>(work: () => Promise<T>) => Promise<T>;
 
@@ -28,8 +29,9 @@ export function createImageWorkLimit(concurrency: number | null, threadsPerImage
   const images = concurrency ?? cores;
   sharp.cache(false);
   sharp.concurrency(threadsPerImage ?? Math.max(1, Math.floor(cores / images)));
-  const limit = pLimit(images);
-  return (work) => limit(work);
+  const limit = concurrencyLimit(images);
+  // Waiting or running, it keeps the process busy: what it leaves is collected once all is quiet.
+  return <T>(work: () => Promise<T>) => limit(work).finally(busyWithImages());
 }
 
 /** Sets up the process's image work (see createImageWorkLimit); called when the plugin registers. */
