@@ -21,8 +21,8 @@ RUN npm run build:plugin && NODE_ENV=production PUBLIC_URL=http://localhost npx 
 
 FROM node:24-bookworm-slim
 WORKDIR /app
-# Two malloc arenas: glibc's default keeps freed image buffers per thread (docs/deployment.md).
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=1337 MALLOC_ARENA_MAX=2
+# Two malloc arenas and a fixed mmap threshold: glibc's defaults keep freed image buffers (docs/deployment.md).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=1337 MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 COPY --from=build /app /app
 # No .env in the image: every secret comes from the environment (see docker-compose.yml).
 RUN rm -f .env && chown -R node:node /app

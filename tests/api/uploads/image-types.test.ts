@@ -1,7 +1,7 @@
 /** Each accepted type, and what the stored original and its variants become. */
 import sharp from 'sharp';
 import { useApp } from '../../helpers/app';
-import { animated, bmp, gif, jpeg, png, rotatedJpeg, webp } from '../../helpers/fixtures';
+import { animated, bmp, bmpOfDepth, gif, jpeg, png, rotatedJpeg, webp } from '../../helpers/fixtures';
 import { binaryParser, expectServedFiles, expectUploadJson } from '../../helpers/image-json';
 
 const app = useApp();
@@ -44,6 +44,18 @@ test('BMP is stored as PNG with the same pixels', async () => {
   // Pixel (10, 20) as bmp() drew it: R = x gradient, G = y gradient, B = x ^ y.
   const i = (20 * 321 + 10) * 3;
   expect([data[i], data[i + 1], data[i + 2]]).toEqual([Math.floor((10 * 255) / 320), Math.floor((20 * 255) / 122), 10 ^ 20]);
+});
+
+test('a 1-bit BMP (a scanned page) is stored as a 1-bit palette PNG, no bigger than the BMP: nothing stored passes maxBytes', async () => {
+  const bytes = bmpOfDepth(2400, 1600, 1);
+  const res = await upload(bytes, 'page.bmp');
+  expect(res.status).toBe(200);
+  const image = expectUploadJson(res.body, { extension: 'png', mime: 'image/png' });
+  expect([image.width, image.height, image.channels]).toEqual([2400, 1600, 3]);
+  const stored = await expectServedFiles(app, image);
+  // As RGB this PNG was 1.8 times the BMP: a 9.7 MB BMP of 8800×8800 made a 17 MB file.
+  expect(stored.length).toBeLessThanOrEqual(bytes.length + 1600 + 1024);
+  expect(await sharp(stored).metadata()).toMatchObject({ format: 'png', isPalette: true, bitsPerSample: 1, width: 2400, height: 1600 });
 });
 
 test.each(['gif', 'webp'] as const)('an animated %s keeps every frame; its variants are stills', async (format) => {

@@ -3,7 +3,10 @@ import fs from 'fs';
 import net from 'net';
 import { useApp } from '../../helpers/app';
 import { startFixtureServer, type FixtureServer } from '../../helpers/fixture-server';
-import { html, jpeg, pdf, png, randomBytes, svg, tiff } from '../../helpers/fixtures';
+import sharp from 'sharp';
+import { html, jpeg, pdf, png, randomBytes, svg, tiff, withPersonalExif } from '../../helpers/fixtures';
+import { animatedGif } from '../../../tools/support/images/gif';
+import { animatedWebp } from '../../../tools/support/images/webp';
 
 let fixtures: FixtureServer;
 let small: Buffer;
@@ -250,6 +253,59 @@ describe('txt and redirect formats answer errors as plain text with the same sta
     expect(res.status).toBe(413);
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(res.text).toBe('File too big - max 10 MB');
+  });
+});
+
+describe('animations past their bounds: 413, 315, from the header, naming the bound', () => {
+  const upload = (bytes: Buffer, filename: string, fields: Record<string, string | number> = {}) => app.upload(app.key, bytes, { filename, fields, keyIn: 'field' });
+  test.each(['gif', 'webp'] as const)('a %s of 501 frames (maxAnimationFrames: 500)', async (type) => {
+    const many = type === 'gif' ? animatedGif({ width: 2, height: 2, frames: 501 }) : await animatedWebp({ width: 2, height: 2, frames: 501 });
+    expectError(await upload(many, `many.${type}`), 413, 315, 'Animation too long - max 500 frames');
+  });
+  test('a GIF of 10,000 frames of 100×100 with width=99 (it took 21 s of CPU and stored 12 MB)', async () => {
+    const long = animatedGif({ width: 100, height: 100, frames: 10_000, block: 32 });
+    expectError(await upload(long, 'long.gif', { width: 99 }), 413, 315, 'Animation too long - max 500 frames');
+  });
+  test('500 frames of 200×201: 20.1 MP in all (maxAnimationPixels: 20 MP)', async () => {
+    const large = animatedGif({ width: 200, height: 201, frames: 500, block: 64, colorBits: 2 });
+    expectError(await upload(large, 'large.gif'), 413, 315, 'Animation too large - max 20 megapixels in all its frames');
+  });
+  test('a frame past maxPixels', async () => {
+    app.strapi.config.set('plugin::image-api.maxPixels', 1000);
+    try {
+      expectError(await upload(animatedGif({ width: 40, height: 30, frames: 2 }), 'frames.gif'), 413, 315, 'Image too large - max 0.001 megapixels');
+    } finally {
+      app.strapi.config.set('plugin::image-api.maxPixels', 100_000_000);
+    }
+  });
+});
+
+describe('nothing stored is larger than maxBytes: a file the image work makes bigger is refused, 413, 313', () => {
+  const withMaxBytes = async (maxBytes: number, run: () => Promise<void>) => {
+    app.strapi.config.set('plugin::image-api.maxBytes', maxBytes);
+    try {
+      await run();
+    } finally {
+      app.strapi.config.set('plugin::image-api.maxBytes', 10_000_000);
+    }
+  };
+  test('an animation resized to `width`, whose frames no longer compress as they did', async () => {
+    const gif = animatedGif({ width: 100, height: 100, frames: 40, block: 2 });
+    expect(gif.length).toBeLessThan(200_000);
+    await withMaxBytes(200_000, async () => {
+      const res = await app.upload(app.key, gif, { filename: 'grows.gif', fields: { width: 99 }, keyIn: 'field' });
+      expectError(res, 413, 313, 'File too big - max 0.2 MB as stored');
+    });
+  });
+  test('an animated WebP whose EXIF is removed by re-encoding it', async () => {
+    const { exif } = await sharp(await withPersonalExif('webp')).metadata();
+    const webp = await animatedWebp({ width: 100, height: 100, frames: 100, exif });
+    expect(webp.length).toBeLessThan(120_000);
+    expect((await sharp(webp).metadata()).exif).toBeDefined();
+    await withMaxBytes(120_000, async () => {
+      const res = await app.upload(app.key, webp, { filename: 'exif.webp', keyIn: 'field' });
+      expectError(res, 413, 313, 'File too big - max 0.1 MB as stored');
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 /** Clients of the fault tests: uploads with a timeout, answers as the client saw them, and the leftovers check. */
 import fs from 'fs';
 import knex, { type Knex } from 'knex';
+import { rssMb } from '../../../tools/support/servers/process-stats';
 
 // One HTTP client for tests, benchmarks and the cluster (tools/support/http/http-client.js).
 export { tally, uploadFile, type Answer } from '../../../tools/support/http/http-client';
@@ -61,8 +62,24 @@ export async function leftovers(db: Knex, uploadsDir: string, tmpDir: string): P
 export const CLEAN = { filesWithoutRows: [], rowsWithoutFiles: [], fileRowsWithoutImage: 0, imagesWithoutFileRow: 0, journalRows: 0, renditionsWithoutFiles: [], tempFolders: [] };
 
 // Memory readings of /proc, as the benches take them (tools/support/servers/process-stats.js): rssMb(pid), and
-// sampleRss(pid), whose returned function stops sampling and gives the peak, MB.
-export { rssMb, sampleRss } from '../../../tools/support/servers/process-stats';
+// sampleRss(pid), whose returned function stops sampling and gives the peak, MB; threadCpuMs(pid), the
+// CPU time its threads have used so far.
+export { rssMb, sampleRss, threadCpuMs } from '../../../tools/support/servers/process-stats';
+
+/**
+ * Reads a process's RSS every 250 ms, doing nothing else, until it is at most `targetMb` or `withinMs`
+ * have passed: what an idle server gives back on its own after a load. Returns the last reading and
+ * when it came.
+ */
+export async function settledRss(pid: number, targetMb: number, withinMs: number): Promise<{ mb: number; ms: number }> {
+  const started = Date.now();
+  let mb = rssMb(pid);
+  while (mb > targetMb && Date.now() - started < withinMs) {
+    await sleep(250);
+    mb = rssMb(pid);
+  }
+  return { mb, ms: Date.now() - started };
+}
 
 /**
  * Asks `${url}/_health` every 100 ms, one request at a time, until stopped; returns the slowest

@@ -22,10 +22,10 @@ function load(appConfig: Record<string, unknown>) {
 
 test('an app that sets nothing gets every default', () => {
   expect(load({})).toEqual({
-    publicUrl: null, imgbbPath: '/1/upload', maxBytes: 10_000_000, maxPixels: 100_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp', 'heic', 'avif'],
+    publicUrl: null, imgbbPath: '/1/upload', maxBytes: 10_000_000, maxPixels: 100_000_000, maxAnimationFrames: 500, maxAnimationPixels: 20_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp', 'heic', 'avif'],
     thumbSize: 160, mediumWidth: 500, jpegQuality: 85, timeZone: 'UTC', fetchTimeoutMs: 15_000, fetchMaxRedirects: 5,
     urlAllowlist: [], corsOrigins: ['*'], minExpiration: 60, maxExpiration: 15_552_000, expirySweepSeconds: 60, sweepAfterMs: 600_000, debrisSweepSeconds: 300,
-    maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, maxRequestsPerAddress: null, bodyTimeoutMs: 120_000, bodyIdleTimeoutMs: 10_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
+    maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, maxRequestsPerAddress: null, bodyTimeoutMs: 120_000, bodyIdleTimeoutMs: 10_000, sendIdleTimeoutMs: 30_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
     imageConcurrency: null, renderConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
     keyHashSecret: null, metrics: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
     trustedProxies: [], redisUrl: null, redisTimeoutMs: 250, redisPrefix: 'image-api',
@@ -100,6 +100,8 @@ test('what the app leaves unset comes from the IMAGE_API_* variables; what it se
     IMAGE_API_RATE_LIMIT: '10/minute',
     IMAGE_API_URL_ALLOWLIST: '10.0.0.0/8, images.internal',
     IMAGE_API_MAX_REQUESTS_IN_FLIGHT: '8',
+    IMAGE_API_MAX_ANIMATION_FRAMES: '100',
+    IMAGE_API_MAX_ANIMATION_PIXELS: '5000000',
     IMAGE_API_IMGBB_PATH: 'off',
     IMAGE_API_TIME_ZONE: '',
   });
@@ -108,6 +110,8 @@ test('what the app leaves unset comes from the IMAGE_API_* variables; what it se
     publicUrl: 'https://img.example.com',
     rateLimit: '5/minute',
     maxRequestsInFlight: 8,
+    maxAnimationFrames: 100,
+    maxAnimationPixels: 5_000_000,
     imgbbPath: null,
     timeZone: 'UTC',
   });

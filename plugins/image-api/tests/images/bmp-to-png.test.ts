@@ -13,10 +13,18 @@ function expectedPixels(file: Buffer, channels: 3 | 4): Buffer {
   return rgb;
 }
 
+/** A 4-bit BMP whose header declares 3 colours: indices past them read as black. */
+function shortPalette(): Buffer {
+  const file = bmpOf(64, 9, 4);
+  file.writeUInt32LE(3, 46);
+  return file;
+}
+
 test.each([
   ['1-bit, width not a multiple of 32, three bands', bmpOf(1001, 700, 1), 3],
   ['4-bit palette', bmpOf(333, 41, 4), 3],
   ['8-bit palette', bmpOf(257, 1030, 8), 3],
+  ['4-bit, a palette of 3 colours', shortPalette(), 3],
   ['24-bit', bmp(97, 61), 3],
   ['32-bit: its alpha kept', bmpOf(120, 90, 32), 4],
 ] as const)('%s: the same pixels as decode-bmp reads from the whole file', async (_label, file, channels) => {
@@ -32,4 +40,14 @@ test('a BMP cut short, or stored top-down (negative height): 400/311', async () 
   const topDown = Buffer.from(whole);
   topDown.writeInt32LE(-64, 22);
   expect(await refusal(bmpToPng(topDown))).toMatchObject({ status: 400, code: 311 });
+});
+
+test.each([1, 4, 8] as const)('a %i-bit BMP becomes a palette PNG of that depth, the size of the BMP (as RGB, a 1-bit one was 1.8 times it)', async (depth) => {
+  const file = bmpOf(2048, 300, depth);
+  const png = await bmpToPng(file);
+  // IHDR: bit depth, colour type 3 (palette).
+  expect([png[24], png[25]]).toEqual([depth, 3]);
+  expect(await sharp(png).metadata()).toMatchObject({ isPalette: true, width: 2048, height: 300 });
+  // The rows' bytes, a filter byte each, and deflate's few bytes for what it cannot shrink.
+  expect(png.length).toBeLessThanOrEqual(file.length + 300 + 1024);
 });

@@ -4,6 +4,10 @@ import { IMAGE_TYPES } from '../../server/src/config';
 import { bmp, gif, html, jpeg, pdf, png, randomBytes, svg, tiff, webp, animated, rotatedJpeg } from '../../../../tests/helpers/fixtures';
 import { refusal } from '../refusal';
 import { heic, heicBomb } from '../../../../tools/support/images/heif';
+import { animatedGif } from '../../../../tools/support/images/gif';
+import { animatedWebp } from '../../../../tools/support/images/webp';
+
+const LIMITS = { maxPixels: 1e8, maxAnimationFrames: 500, maxAnimationPixels: 20_000_000 };
 
 
 describe('sniffType: the bytes decide', () => {
@@ -62,40 +66,61 @@ describe('sniffType: the bytes decide', () => {
 
 describe('probeImage', () => {
   test('dimensions after orientation, frames, bits, channels', async () => {
-    expect(await probeImage(await rotatedJpeg(), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'jpeg', width: 200, height: 300, orientation: 6, pages: 1 });
-    expect(await probeImage(await animated(30, 20, 3), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'gif', width: 30, height: 20, pages: 3 });
-    expect(await probeImage(await png(5, 4, true), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'png', bits: 8, channels: 4 });
-    expect(await probeImage(bmp(7, 3), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'bmp', width: 7, height: 3 });
+    expect(await probeImage(await rotatedJpeg(), IMAGE_TYPES, LIMITS)).toMatchObject({ type: 'jpeg', width: 200, height: 300, orientation: 6, pages: 1 });
+    expect(await probeImage(await animated(30, 20, 3), IMAGE_TYPES, LIMITS)).toMatchObject({ type: 'gif', width: 30, height: 20, pages: 3 });
+    expect(await probeImage(await png(5, 4, true), IMAGE_TYPES, LIMITS)).toMatchObject({ type: 'png', bits: 8, channels: 4 });
+    expect(await probeImage(bmp(7, 3), IMAGE_TYPES, LIMITS)).toMatchObject({ type: 'bmp', width: 7, height: 3 });
   });
 
   test('HEIC: the grid\'s size after its rotation, read from the header', async () => {
     const phone = await heic({ width: 1100, height: 700, rotate: 1 });
-    expect(await probeImage(phone, IMAGE_TYPES, 1e8)).toMatchObject({ type: 'heic', width: 700, height: 1100, pages: 1, orientation: 1 });
+    expect(await probeImage(phone, IMAGE_TYPES, LIMITS)).toMatchObject({ type: 'heic', width: 700, height: 1100, pages: 1, orientation: 1 });
   });
 
   test('a HEIC bomb (one small tile repeated into 236 MP) is refused from its header (no decoder ever sees it)', async () => {
     const bomb = await heicBomb(30, 30);
     expect(bomb.length).toBeLessThan(200_000);
-    expect(await refusal(probeImage(bomb, IMAGE_TYPES, 1e8))).toMatchObject({ status: 413, code: 315 });
+    expect(await refusal(probeImage(bomb, IMAGE_TYPES, LIMITS))).toMatchObject({ status: 413, code: 315 });
   });
 
-  test('the pixel cap counts every frame', async () => {
+  test('an animation: each frame within maxPixels, its frames within maxAnimationFrames, all their pixels within maxAnimationPixels', async () => {
     const anim = await animated(30, 20, 3);
-    expect(await probeImage(anim, IMAGE_TYPES, 1800)).toMatchObject({ pages: 3 });
-    expect(await refusal(probeImage(anim, IMAGE_TYPES, 1799))).toMatchObject({ status: 413, code: 315 });
+    expect(await probeImage(anim, IMAGE_TYPES, { maxPixels: 600, maxAnimationFrames: 3, maxAnimationPixels: 1800 })).toMatchObject({ pages: 3 });
+    expect(await refusal(probeImage(anim, IMAGE_TYPES, { maxPixels: 599, maxAnimationFrames: 3, maxAnimationPixels: 1800 }))).toEqual({
+      status: 413, code: 315, message: 'Image too large - max 0.001 megapixels',
+    });
+    expect(await refusal(probeImage(anim, IMAGE_TYPES, { maxPixels: 600, maxAnimationFrames: 2, maxAnimationPixels: 1800 }))).toEqual({
+      status: 413, code: 315, message: 'Animation too long - max 2 frames',
+    });
+    expect(await refusal(probeImage(anim, IMAGE_TYPES, { maxPixels: 600, maxAnimationFrames: 3, maxAnimationPixels: 1799 }))).toEqual({
+      status: 413, code: 315, message: 'Animation too large - max 0.002 megapixels in all its frames',
+    });
+  });
+
+  test.each(['gif', 'webp'] as const)('a %s of more frames than allowed is refused from its container alone, before libvips reads its header', async (type) => {
+    const many = type === 'gif' ? animatedGif({ width: 2, height: 2, frames: 501 }) : await animatedWebp({ width: 2, height: 2, frames: 501 });
+    expect(await refusal(probeImage(many, IMAGE_TYPES, LIMITS))).toEqual({ status: 413, code: 315, message: 'Animation too long - max 500 frames' });
+    // A header libvips cannot read (the GIF's first frame of 65535² with the data of 2×2, a WebP canvas
+    // past WebP's 16383²) gets the same answer: the frames were counted first. With one frame more
+    // allowed, libvips reads the header, and refuses it.
+    const unreadable = Buffer.from(many);
+    if (type === 'gif') unreadable.fill(0xff, 13 + 768 + 19 + 8 + 5, 13 + 768 + 19 + 8 + 9);
+    else unreadable.fill(0xff, 24, 30);
+    expect(await refusal(probeImage(unreadable, IMAGE_TYPES, LIMITS))).toEqual({ status: 413, code: 315, message: 'Animation too long - max 500 frames' });
+    expect(await refusal(probeImage(unreadable, IMAGE_TYPES, { ...LIMITS, maxAnimationFrames: 501 }))).toEqual({ status: 400, code: 311, message: 'Invalid image' });
   });
 
   test('a BMP header claiming huge dimensions is refused before decoding', async () => {
     const header = bmp(2, 2);
     header.writeInt32LE(100_000, 18);
     header.writeInt32LE(-100_000, 22);
-    expect(await refusal(probeImage(header, IMAGE_TYPES, 1e8))).toMatchObject({ status: 413, code: 315 });
+    expect(await refusal(probeImage(header, IMAGE_TYPES, LIMITS))).toMatchObject({ status: 413, code: 315 });
   });
 
   test('a header with zero dimensions is an invalid image', async () => {
     const header = bmp(2, 2);
     header.writeInt32LE(0, 18);
-    expect(await refusal(probeImage(header, IMAGE_TYPES, 1e8))).toMatchObject({ status: 400, code: 311 });
+    expect(await refusal(probeImage(header, IMAGE_TYPES, LIMITS))).toMatchObject({ status: 400, code: 311 });
   });
 });
 
@@ -104,10 +129,10 @@ describe('a GIF must end with its trailer', () => {
     const anim = await animated(60, 40, 4);
     // Cut inside the third frame's data: libvips alone reads this without a warning.
     const cut = anim.subarray(0, Math.floor(anim.length * 0.7));
-    expect(await refusal(probeImage(cut, IMAGE_TYPES, 1e8))).toEqual({ status: 400, code: 311, message: 'Invalid image: truncated' });
-    expect(await refusal(probeImage(anim.subarray(0, anim.length - 1), IMAGE_TYPES, 1e8))).toMatchObject({ code: 311 });
+    expect(await refusal(probeImage(cut, IMAGE_TYPES, LIMITS))).toEqual({ status: 400, code: 311, message: 'Invalid image: truncated' });
+    expect(await refusal(probeImage(anim.subarray(0, anim.length - 1), IMAGE_TYPES, LIMITS))).toMatchObject({ code: 311 });
   });
   test('a whole GIF passes', async () => {
-    expect(await probeImage(await gif(8, 8), IMAGE_TYPES, 1e8)).toMatchObject({ type: 'gif' });
+    expect(await probeImage(await gif(8, 8), IMAGE_TYPES, LIMITS)).toMatchObject({ type: 'gif' });
   });
 });

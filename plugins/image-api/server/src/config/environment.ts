@@ -46,6 +46,8 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   transformKey: { variable: 'IMAGE_API_TRANSFORM_KEY' },
   transformSalt: { variable: 'IMAGE_API_TRANSFORM_SALT' },
   maxTransformPixels: { variable: 'IMAGE_API_MAX_TRANSFORM_PIXELS' },
+  maxAnimationFrames: { variable: 'IMAGE_API_MAX_ANIMATION_FRAMES' },
+  maxAnimationPixels: { variable: 'IMAGE_API_MAX_ANIMATION_PIXELS' },
   transformCacheBytes: { variable: 'IMAGE_API_TRANSFORM_CACHE_BYTES' },
   maxRendersInFlight: { variable: 'IMAGE_API_MAX_RENDERS_IN_FLIGHT' },
   maxRendersPerAddress: { variable: 'IMAGE_API_MAX_RENDERS_PER_ADDRESS' },

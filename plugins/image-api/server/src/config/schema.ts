@@ -49,7 +49,11 @@ const options = {
   maxBytes: positiveInt().default(10_000_000)
     .description('Largest accepted image, in bytes (decoded base64, downloaded URL body, file part).'),
   maxPixels: positiveInt().default(100_000_000)
-    .description('Largest accepted image in pixels (width × height × frames).'),
+    .description('Largest accepted image in pixels (width × height; of each frame, for an animation); past it, 413 with code 315, read from the header before decoding.'),
+  maxAnimationFrames: positiveInt().default(500)
+    .description('Most frames of an accepted animation (GIF, WebP); past it, 413 with code 315, counted from the container before decoding.'),
+  maxAnimationPixels: positiveInt().default(20_000_000)
+    .description('Most pixels of all the frames of an accepted animation (frames × width × height): what work on every frame costs (`width`, a metadata strip); past it, 413 with code 315, read from the header before decoding.'),
   allowedTypes: Joi.array()
     .items(Joi.string<ImageType>().valid(...IMAGE_TYPES))
     .min(1)

@@ -29,6 +29,7 @@ export const isApiError = (error: unknown): error is ApiError => error instanceo
 export class HostRefusal extends ApiError {}
 
 const megabytes = (bytes: number) => `${+(bytes / 1_000_000).toFixed(1)} MB`;
+const megapixels = (pixels: number) => +(pixels / 1_000_000).toFixed(3);
 
 /** One factory per row of the table, so wording lives in one place. */
 export const errors = {
@@ -61,8 +62,11 @@ export const errors = {
   invalidImage: (detail?: string) => new ApiError(400, 311, detail ? `Invalid image: ${detail}` : 'Invalid image'),
   disabledType: (type: string) => new ApiError(415, 314, `Disabled image format (${type})`),
   tooBig: (maxBytes: number) => new ApiError(413, 313, `File too big - max ${megabytes(maxBytes)}`),
-  tooManyPixels: (maxPixels: number) =>
-    new ApiError(413, 315, `Image too large - max ${+(maxPixels / 1_000_000).toFixed(3)} megapixels`),
+  /** A file the upload would store (a re-encoded original: `width`, metadata removed, BMP, HEIC) is past the byte limit. */
+  storedTooBig: (maxBytes: number) => new ApiError(413, 313, `File too big - max ${megabytes(maxBytes)} as stored`),
+  tooManyPixels: (maxPixels: number) => new ApiError(413, 315, `Image too large - max ${megapixels(maxPixels)} megapixels`),
+  tooManyFrames: (maxFrames: number) => new ApiError(413, 315, `Animation too long - max ${maxFrames} frames`),
+  animationTooLarge: (maxPixels: number) => new ApiError(413, 315, `Animation too large - max ${megapixels(maxPixels)} megapixels in all its frames`),
   urlRefused: (reason: string) => new ApiError(400, 320, reason),
   urlFailed: (reason: string) => new ApiError(400, 321, reason),
   hostRefused: (reason: string) => new HostRefusal(400, 320, reason),

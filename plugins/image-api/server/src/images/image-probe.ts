@@ -1,14 +1,17 @@
 /**
  * Decides what the received bytes are (the bytes decide, never the name or a header) and reads the
  * image's header: type, dimensions, frames, orientation. Refuses what is not an allowed image, and
- * images over the pixel cap, before anything is decoded in full.
+ * images past the bounds of what image work may cost (animation-bounds.ts), before anything is decoded.
  */
 import FileType from 'file-type';
 import sharp, { type Metadata } from 'sharp';
 import { errors } from '../http/api-error';
 import { hasPersonalMetadata } from './image-metadata';
 import { HEIF_OPEN } from './decoders/image-decoders';
+import { checkBounds, checkFrames, type ImageLimits } from './animation-bounds';
 import type { ImageType } from '../config';
+
+export type { ImageLimits } from './animation-bounds';
 
 export interface ProbedImage {
   type: ImageType;
@@ -93,9 +96,11 @@ function bmpDimensions(bytes: Buffer): { width: number; height: number; bits: nu
  */
 const GIF_TRAILER = 0x3b;
 
-export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], maxPixels: number): Promise<ProbedImage> {
+export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], limits: ImageLimits): Promise<ProbedImage> {
   const type = await sniffType(bytes, allowed);
   if (type === 'gif' && bytes[bytes.length - 1] !== GIF_TRAILER) throw errors.invalidImage('truncated');
+  // Counted from the container first: libvips would keep a record of every frame while it reads them.
+  checkFrames(bytes, type, limits);
   let probed: ProbedImage;
   if (type === 'bmp') {
     probed = { type, pages: 1, channels: 4, orientation: 1, hasMetadata: false, ...bmpDimensions(bytes) };
@@ -122,6 +127,6 @@ export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], m
     if (probed.pages > 1 && meta.pageHeight) probed.height = meta.pageHeight;
   }
   if (!probed.width || !probed.height) throw errors.invalidImage('zero dimensions');
-  if (probed.width * probed.height * probed.pages > maxPixels) throw errors.tooManyPixels(maxPixels);
+  checkBounds(probed, limits);
   return probed;
 }

@@ -3,12 +3,12 @@
  * two variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled
  * up), and its placeholder (placeholder.ts), all from one decode.
  */
-import pLimit from 'p-limit';
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from '../http/api-error';
 import type { ProbedImage } from './image-probe';
 import { isClean, stripLossless } from './image-metadata';
 import { settleAll } from './settle-all';
+import { concurrencyLimit } from './concurrency-limit';
 import { bmpAsPng } from './decoders/bmp-renditions';
 import { heicRenditions } from './decoders/heic-renditions';
 import type { DecodedPixels } from './decoders/heic-job';
@@ -68,6 +68,9 @@ export function buildRenditions(bytes: Buffer, probed: ProbedImage, options: Var
   // libvips' AV1 decoder holds about 200 MB for a 12 MP AVIF (two at once took the bench's server to
   // 940 MB): one AVIF at a time per process, as HEICs and BMPs.
   if (probed.type === 'avif') return oneAvifAtATime(() => renditionsOf(bytes, bytes, probed, options, width));
+  // Work on every frame (`width`, a metadata strip) takes seconds, and libwebp's animation encoder
+  // holds about 85 MB for an animation at the bounds (animation-bounds.ts): one animation at a time.
+  if (probed.pages > 1) return oneAnimationAtATime(() => renditionsOf(bytes, bytes, probed, options, width));
   if (probed.type !== 'bmp') return renditionsOf(bytes, bytes, probed, options, width);
   // sharp has no BMP loader: a BMP is turned into a PNG first, off the event loop (bmp-renditions.ts).
   // A 1-bit BMP packs 32 pixels a byte, so under the byte limit it may be 80 MP, where other formats
@@ -80,8 +83,30 @@ export function buildRenditions(bytes: Buffer, probed: ProbedImage, options: Var
   });
 }
 
-const oneBmpAtATime = pLimit(1);
-const oneAvifAtATime = pLimit(1);
+/**
+ * Nothing stored is larger than what may be sent (`maxBytes`): a file the image work made bigger (an
+ * animation resized to `width`, whose frames' colours no longer compress as they did; an original
+ * re-encoded to remove its metadata or turn it upright; a HEIC as a JPEG) is refused (413/313) rather
+ * than stored. Checked on every file, so it holds for variants that keep an animation too.
+ */
+export function checkStoredBytes({ original, medium, thumb }: Renditions, maxBytes: number): void {
+  if (Math.max(original.buffer.length, medium.buffer.length, thumb.buffer.length) > maxBytes) throw errors.storedTooBig(maxBytes);
+}
+
+const oneBmpAtATime = concurrencyLimit(1);
+const oneAvifAtATime = concurrencyLimit(1);
+const oneAnimationAtATime = concurrencyLimit(1);
+
+/**
+ * Every frame, as libvips decodes an animation: the pixel cap (sharp's `limitInputPixels`, a second
+ * net behind the probe's) is the frames' pixels the probe read from the header and let through.
+ */
+const everyFrame = (probed: ProbedImage): SharpOptions => ({
+  animated: true,
+  failOn: 'warning',
+  limitInputPixels: probed.width * probed.height * probed.pages,
+  ...heifOpen(probed),
+});
 
 /** The renditions of the image whose bytes sharp reads in `input` (`bytes` as sent, or a BMP's PNG). */
 async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
@@ -174,7 +199,7 @@ async function resizedOriginal(
   width: number
 ): Promise<EncodedImage> {
   const animated = probed.pages > 1;
-  const base = animated ? sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels, ...heifOpen(probed) }) : open();
+  const base = animated ? sharp(bytes, everyFrame(probed)) : open();
   const pipeline = (options.keepExif ? base.keepMetadata() : base.keepIccProfile()).resize({ width });
   const image = await render(pipeline, format, originalQuality(format, options));
   // An animation's frames are stacked in the output: a frame is its height divided by the frames.
@@ -214,6 +239,6 @@ async function storedOriginal(
     const cleaned = await stripLossless(bytes);
     if (await isClean(cleaned)) return kept(cleaned);
   }
-  const reencoded = sharp(bytes, { animated, failOn: 'warning', limitInputPixels: options.maxPixels, ...heifOpen(probed) }).keepIccProfile();
+  const reencoded = sharp(bytes, animated ? everyFrame(probed) : { failOn: 'warning', limitInputPixels: options.maxPixels, ...heifOpen(probed) }).keepIccProfile();
   return { ...(await render(reencoded, format, quality)), width: probed.width, height: probed.height, bits: probed.bits };
 }

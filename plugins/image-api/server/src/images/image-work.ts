@@ -6,7 +6,7 @@
  * image all of them, and two images on two cores would run four threads, besides the JavaScript
  * thread that serves the requests: measured, that costs about a tenth more CPU per upload).
  * libvips' operation cache is off: it only pays when the same image is processed twice, which
- * never happens.
+ * never happens. When the work goes quiet, what it left is collected (process/idle-collection.ts).
  *
  * Transformation renders (asked for by anyone, keyed or not) take these slots too, but at most
  * `renderConcurrency` of them at once, one fewer than the slots by default: an upload always finds a
@@ -17,8 +17,9 @@
  * registers: before the first upload, and before anything else in the app uses sharp.
  */
 import os from 'os';
-import pLimit from 'p-limit';
 import sharp from 'sharp';
+import { concurrencyLimit } from './concurrency-limit';
+import { busyWithImages } from '../process/idle-collection';
 
 export type ImageWorkLimit = <T>(work: () => Promise<T>) => Promise<T>;
 
@@ -43,12 +44,13 @@ export function createImageWorkLimit(concurrency: number | null, threadsPerImage
   const images = concurrency ?? cores;
   sharp.cache(false);
   sharp.concurrency(threadsPerImage ?? Math.max(1, Math.floor(cores / images)));
-  const limit = pLimit(images);
-  const any: ImageWorkLimit = (work) => limit(work);
+  const limit = concurrencyLimit(images);
+  // Waiting or running, it keeps the process busy: what it leaves is collected once all is quiet.
+  const any: ImageWorkLimit = (work) => limit(work).finally(busyWithImages());
   // A render enters the shared slots only once it holds one of its own: never more than renderSlots
   // of them are running or queued there, ahead of an upload.
   const renderSlots = Math.min(images, renderConcurrency ?? Math.max(1, images - 1));
-  const renderLimit = pLimit(renderSlots);
+  const renderLimit = concurrencyLimit(renderSlots);
   return { any, render: (work) => renderLimit(() => any(work)), slots: images, renderSlots };
 }
 

@@ -32,6 +32,9 @@ export function openRequestScope({ pool, folders, tmpRoot }: ScopeResources): Re
     tempDir: () => (tempDir ??= folders.make(tmpRoot)),
     async end() {
       for (const lease of leases) lease.release();
+      // The scope may outlive the request (its context kept by an async resource made meanwhile): it
+      // keeps no buffer.
+      leases.length = 0;
       const made = tempDir && (await tempDir.catch(() => null));
       if (made) await folders.remove(made);
     },

@@ -8,7 +8,7 @@ import type { Core } from '@strapi/strapi';
 import type { StoredImage } from '../http/image-json';
 import { readExif } from '../images/image-metadata';
 import { probeImage } from '../images/image-probe';
-import { buildRenditions, type Renditions } from '../images/image-variants';
+import { buildRenditions, checkStoredBytes, type Renditions } from '../images/image-variants';
 import { runImageWork } from '../images/image-work';
 import type { AuthenticatedKey } from './keys/api-keys';
 import type { RequestScope } from '../requests/request-scope';
@@ -65,11 +65,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (earlier) return duplicates.answerFor(apiKey, earlier);
       const workDone = metrics.timeImageWork();
       const { renditions, originalExif } = await runImageWork(async () => {
-        const probed = await probeImage(bytes, cfg.allowedTypes, cfg.maxPixels);
+        const probed = await probeImage(bytes, cfg.allowedTypes, cfg);
         const [renditions, originalExif] = await settleAll<[Renditions, Record<string, unknown> | null]>([
           buildRenditions(bytes, probed, cfg, request.width),
           cfg.keepExif && probed.hasMetadata ? readExif(bytes) : Promise.resolve(null),
         ]);
+        checkStoredBytes(renditions, cfg.maxBytes);
         return { renditions, originalExif };
       }).finally(workDone);
 

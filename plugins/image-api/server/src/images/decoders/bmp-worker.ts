@@ -1,10 +1,13 @@
 /**
  * The worker thread of bmp-renditions.ts: turns each BMP it is sent into a PNG (bmp-to-png.ts) and
- * hands the PNG back (moved, not copied). One job at a time.
+ * hands the PNG back (moved, not copied). One job at a time. What a job leaves (its copy of the
+ * BMP, the compressed bands) is collected after it: an idle worker allocates nothing, so V8 would
+ * otherwise keep it until the next BMP (as heic-worker.ts does).
  */
 import { parentPort } from 'worker_threads';
 import { isApiError } from '../../http/api-error';
 import { bmpToPng } from './bmp-to-png';
+import { collectGarbage } from '../../process/collect-garbage';
 
 /** What the worker answers: the PNG, or the refusal (an error-table row), or the failure. */
 export type BmpAnswer = { png: Uint8Array } | { refusal: { status: number; code: number; message: string } } | { failure: string };
@@ -37,6 +40,9 @@ function post(port: NonNullable<typeof parentPort>, answer: BmpAnswer): void {
 if (parentPort) {
   const port = parentPort;
   port.on('message', (bytes: Uint8Array) => {
-    void work(bytes).then((answer) => post(port, answer));
+    void work(bytes).then((answer) => {
+      post(port, answer);
+      collectGarbage();
+    });
   });
 }

@@ -7,18 +7,19 @@
  * and two at once took 16 concurrent 12 MP uploads to a peak of 1 GB of RSS
  * (tests/faults/attacks.test.ts measures it).
  *
- * The worker is kept between images (a new thread per image costs the WebAssembly module's start and a
- * malloc arena of its own; see bmp-renditions.ts), except after a large image: a WebAssembly heap
- * grows to its largest image and never shrinks, so a worker that decoded more than LARGE_PIXELS is
- * stopped and its memory goes with it; so is one that failed or timed out.
+ * The worker is kept between images (a new thread per image costs the WebAssembly module's start,
+ * about 150 ms of CPU), except after a large image: a WebAssembly heap grows to its largest image and
+ * never shrinks, so a worker that decoded more than LARGE_PIXELS is stopped and its memory goes with
+ * it; so is one that failed or timed out, and one left idle for IDLE_MS (its heap of 65 MB for a
+ * 12 MP photo stayed in RSS after a burst of HEICs, for as long as the server stayed quiet).
  */
 import path from 'path';
 import { Worker } from 'worker_threads';
-import pLimit from 'p-limit';
 import { ApiError } from '../../http/api-error';
 import type { Renditions, VariantOptions } from '../renditions';
 import type { HeicAnswer, HeicJob } from './heic-job';
 import { answerOf } from './worker-answer';
+import { concurrencyLimit } from '../concurrency-limit';
 
 /** Longest a HEIC may take (a 12 MP photo of noise takes about 2 s here). */
 const HEIC_TIMEOUT_MS = 60_000;
@@ -26,13 +27,19 @@ const HEIC_TIMEOUT_MS = 60_000;
 /** A worker that decoded more pixels than this is stopped afterwards (its heap would stay that large). */
 const LARGE_PIXELS = 16_000_000;
 
+/** An idle worker is stopped after this long without a HEIC. */
+const IDLE_MS = 10_000;
+
 /** The compiled worker beside this module. */
 const WORKER = path.join(__dirname, 'heic-worker.js');
 
-const oneAtATime = pLimit(1);
+const oneAtATime = concurrencyLimit(1);
 let idle: Worker | null = null;
+let idleTimer: NodeJS.Timeout | null = null;
 
 function takeWorker(): Worker {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   const worker = idle ?? new Worker(WORKER);
   idle = null;
   // An idle worker never keeps the process alive.
@@ -41,8 +48,13 @@ function takeWorker(): Worker {
 }
 
 function giveBack(worker: Worker, keep: boolean): void {
-  if (keep) idle = worker;
-  else void worker.terminate();
+  if (!keep) {
+    void worker.terminate();
+    return;
+  }
+  idle = worker;
+  idleTimer = setTimeout(() => void stopHeicWorkers(), IDLE_MS);
+  idleTimer.unref();
 }
 
 /** Encoded files arrive as Uint8Arrays (structured clone): Buffers again, over the same memory. */
@@ -76,8 +88,10 @@ async function inWorker(job: HeicJob): Promise<Renditions> {
   return { original: encoded(original), thumb: encoded(thumb), medium: encoded(medium), placeholder };
 }
 
-/** Stops the idle worker (the plugin's destroy). */
+/** Stops the idle worker (the plugin's destroy, or IDLE_MS without a HEIC). */
 export async function stopHeicWorkers(): Promise<void> {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
   const worker = idle;
   idle = null;
   await worker?.terminate();

@@ -11,12 +11,11 @@
  * a job leaves is collected after it rather than whenever V8 gets to it.
  */
 import fs from 'fs';
-import v8 from 'v8';
-import vm from 'vm';
 import { parentPort } from 'worker_threads';
 import { errors, isApiError } from '../../http/api-error';
 import { pixelRenditions } from '../image-variants';
 import type { DecodedPixels, HeicAnswer, HeicJob } from './heic-job';
+import { collectGarbage } from '../../process/collect-garbage';
 
 
 /** libheif-js's image handle wrapper (its `handle` is libheif's `heif_image_handle`). */
@@ -53,10 +52,6 @@ interface Libheif {
 const wasmPath = require.resolve('libheif-js/libheif-wasm/libheif.wasm');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const libheif: Libheif = require('libheif-js/libheif-wasm/libheif.js')({ wasmBinary: fs.readFileSync(wasmPath) });
-
-// The collector, for this thread (V8's flag is read when a context asks for `gc`).
-v8.setFlagsFromString('--expose_gc');
-const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 /** The interleaved rows, copied out of the WebAssembly heap (which the next decode reuses), without row padding. */
 function copyPixels(channel: DecodedImage['channels'][number], channels: number): Uint8Array {

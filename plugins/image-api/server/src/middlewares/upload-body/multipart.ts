@@ -16,6 +16,10 @@ export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (
   const parts: BodyPart[] = [];
   let tooBig = false;
 
+  // The request's listeners, taken off once the body is read: the request may outlive the upload
+  // (an async resource made while it ran keeps its context), and they hold the parts.
+  let onAborted: () => void = () => undefined;
+  let onData: (chunk: Buffer) => void = () => undefined;
   await new Promise<void>((resolve, reject) => {
     let parser: BusboyInstance;
     // Stops parsing at once; the caller answers and discards the rest.
@@ -23,6 +27,7 @@ export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (
       ctx.req.unpipe(parser);
       reject(error);
     };
+    onAborted = () => abort(errors.badRequest('Request aborted'));
     try {
       parser = Busboy({
         headers: ctx.req.headers as BusboyHeaders,
@@ -71,14 +76,18 @@ export async function parseMultipart(ctx: Context, limits: BodyLimits, borrow: (
     }
     parser.on('finish', resolve);
     parser.on('error', () => reject(errors.badRequest('Malformed multipart body')));
-    ctx.req.on('aborted', () => abort(errors.badRequest('Request aborted')));
+    ctx.req.on('aborted', onAborted);
     const maxTotal = maxBodyBytes(limits);
     let total = 0;
-    ctx.req.on('data', (chunk: Buffer) => {
+    onData = (chunk: Buffer) => {
       total += chunk.length;
       if (total > maxTotal) abort(errors.tooBig(limits.maxBytes));
-    });
+    };
+    ctx.req.on('data', onData);
     ctx.req.pipe(parser);
+  }).finally(() => {
+    ctx.req.off('aborted', onAborted);
+    ctx.req.off('data', onData);
   });
   if (tooBig) throw errors.tooBig(limits.maxBytes);
 

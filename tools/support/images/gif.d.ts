@@ -1,0 +1,16 @@
+/** Types of gif.js: animated GIFs of many frames, written without sharp's encoder. */
+export interface AnimatedGifOptions {
+    width: number;
+    height: number;
+    frames: number;
+    /** Different pictures shown in turn (8). */
+    distinct?: number;
+    /** Hundredths of a second a frame is shown (4). */
+    delayCs?: number;
+    /** Edge of the squares the pictures are made of, pixels (8): smaller squares compress less. */
+    block?: number;
+    /** Colours of the global palette, as bits (8: 256 colours). */
+    colorBits?: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+}
+/** A GIF89a looping for ever: a global palette, the NETSCAPE2.0 block, LZW-coded frames. */
+export declare function animatedGif(options: AnimatedGifOptions): Buffer;

@@ -1,0 +1,18 @@
+/** Types of webp.js: animated WebPs of many frames, their frames coded once by sharp and repeated. */
+export interface AnimatedWebpOptions {
+    width: number;
+    height: number;
+    frames: number;
+    /** Different pictures shown in turn (4). */
+    distinct?: number;
+    /** Edge of the squares the pictures are made of, pixels (8). */
+    block?: number;
+    delayMs?: number;
+    lossless?: boolean;
+    quality?: number;
+    /** TIFF-structured EXIF, carried in an EXIF chunk. */
+    exif?: Buffer | null;
+}
+export declare function animatedWebp(options: AnimatedWebpOptions): Promise<Buffer>;
+/** The chunks of a RIFF WEBP file. */
+export declare function webpChunks(file: Buffer): Array<{ type: string; payload: Buffer }>;
