@@ -270,6 +270,18 @@ describe('animations past their bounds: 413, 315, from the header, naming the bo
     const large = animatedGif({ width: 200, height: 201, frames: 500, block: 64, colorBits: 2 });
     expectError(await upload(large, 'large.gif'), 413, 315, 'Animation too large - max 20 megapixels in all its frames');
   });
+  test('a still GIF past maxAnimationPixels (its decoder holds a whole frame: a 2.3 MB GIF of 100 MP cost 1.4 GB with width)', async () => {
+    app.strapi.config.set('plugin::image-api.maxAnimationPixels', 1_000_000);
+    try {
+      const still = animatedGif({ width: 1001, height: 1000, frames: 1, block: 64, colorBits: 1 });
+      expectError(await upload(still, 'still.gif', { width: 100 }), 413, 315, 'GIF too large - max 1 megapixels');
+      // At the bound, it is stored.
+      const fits = animatedGif({ width: 1000, height: 1000, frames: 1, block: 64, colorBits: 1 });
+      expect((await upload(fits, 'fits.gif')).status).toBe(200);
+    } finally {
+      app.strapi.config.set('plugin::image-api.maxAnimationPixels', 20_000_000);
+    }
+  });
   test('a frame past maxPixels', async () => {
     app.strapi.config.set('plugin::image-api.maxPixels', 1000);
     try {

@@ -67,6 +67,7 @@ export const errors = {
   tooManyPixels: (maxPixels: number) => new ApiError(413, 315, `Image too large - max ${megapixels(maxPixels)} megapixels`),
   tooManyFrames: (maxFrames: number) => new ApiError(413, 315, `Animation too long - max ${maxFrames} frames`),
   animationTooLarge: (maxPixels: number) => new ApiError(413, 315, `Animation too large - max ${megapixels(maxPixels)} megapixels in all its frames`),
+  gifTooLarge: (maxPixels: number) => new ApiError(413, 315, `GIF too large - max ${megapixels(maxPixels)} megapixels`),
   urlRefused: (reason: string) => new ApiError(400, 320, reason),
   urlFailed: (reason: string) => new ApiError(400, 321, reason),
   hostRefused: (reason: string) => new HostRefusal(400, 320, reason),

@@ -91,9 +91,15 @@ export function countFrames(bytes: Buffer, type: ImageType, atMost: number): num
   return 1;
 }
 
-/** The refusal (413/315) of an image past any bound, naming the bound. */
-export function checkBounds({ width, height, pages }: ImageSize, limits: ImageLimits): void {
+/**
+ * The refusal (413/315) of an image past any bound, naming the bound. A GIF, still or not, is held to
+ * the animation's pixel budget: libvips' GIF loader decodes a whole frame at 4 bytes a pixel before
+ * anything else runs, so a 2.3 MB still GIF of 100 MP cost 500 MB for its variants, 1.4 GB with
+ * `width` (other loaders stream rows).
+ */
+export function checkBounds({ width, height, pages, type }: ImageSize & { type?: ImageType }, limits: ImageLimits): void {
   if (width * height > limits.maxPixels) throw errors.tooManyPixels(limits.maxPixels);
+  if (type === 'gif' && pages <= 1 && width * height > limits.maxAnimationPixels) throw errors.gifTooLarge(limits.maxAnimationPixels);
   if (pages <= 1) return;
   if (pages > limits.maxAnimationFrames) throw errors.tooManyFrames(limits.maxAnimationFrames);
   if (pages * width * height > limits.maxAnimationPixels) throw errors.animationTooLarge(limits.maxAnimationPixels);

@@ -11,7 +11,7 @@ const SAMPLES: ApiError[] = [
   errors.emptySource(), errors.base64ViaGet(), errors.badBase64(), errors.badFormat(), errors.invalidExpiration(60, 15_552_000),
   errors.invalidAlbum(), errors.invalidWidth(), errors.invalidTransformation('unknown option "blur"'), errors.invalidSignature(), errors.noImageId(), errors.imageNotFound(), errors.notFound(), errors.methodNotAllowed(),
   errors.notAnImage(), errors.invalidImage(), errors.disabledType('svg'), errors.tooBig(10_000_000), errors.storedTooBig(10_000_000), errors.tooManyPixels(100_000_000),
-  errors.tooManyFrames(500), errors.animationTooLarge(20_000_000),
+  errors.tooManyFrames(500), errors.animationTooLarge(20_000_000), errors.gifTooLarge(20_000_000),
   errors.urlRefused('URL source refused: 10.0.0.1 is not a public address'), errors.urlFailed('URL source failed: the server answered 404'),
   errors.badRequest('Malformed request body'), errors.idempotencyKey(),
   errors.rateLimited('Rate limit reached: at most 50 uploads per minute', { 'Retry-After': '12' }), errors.addressBusy(4, 2), errors.addressBusy(2, 2, 'renders'),
