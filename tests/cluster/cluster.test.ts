@@ -103,7 +103,7 @@ describe('storage on S3 through the balancer', () => {
   });
 });
 
-describe('serving through the balancer (contract §13)', () => {
+describe('serving through the balancer (docs/api.md, "Serving images")', () => {
   /** A GET with its bytes and headers (fetch: this suite's `request` reads text). */
   const fetchImage = async (url: string, accept = 'image/webp,*/*') => {
     const answer = await fetch(url, { headers: { Accept: accept } });

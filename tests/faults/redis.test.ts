@@ -51,7 +51,7 @@ test('Redis unreachable at boot: the app boots and warns, uploads count in memor
   const answers = await Promise.all(Array.from({ length: 4 }, () => upload()));
   expect(tally(answers)).toEqual({ 200: 4 });
   expect(answers[0].headers['x-ratelimit-limit']).toBe('1000');
-  // Degraded, not out: a balancer keeps sending uploads, which work (contract §16).
+  // Degraded, not out: a balancer keeps sending uploads, which work (docs/operations.md).
   expect(await health()).toEqual({ status: 200, body: { status: 'degraded', degraded: ['Redis'], checks: { database: 'up', redis: 'down' } } });
 
   redis = await startRedis({ port: redisPort });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Serving images (contract §13), as ratios measured in one run (docs/performance.md, "Serving"):
+ * Serving images (docs/api.md, "Serving images"), as ratios measured in one run (docs/performance.md, "Serving"):
  *
  *   npm run bench:delivery [-- --seconds 3] [--rounds 2] [--skip efforts,memory,wrk]
  *

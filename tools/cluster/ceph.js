@@ -3,7 +3,7 @@
  * A single-node Ceph cluster with its S3 gateway, on loopback ports of its own: one monitor, one
  * BlueStore OSD on a sparse file, one radosgw; cephx off (nothing but loopback reaches it). Ports:
  * B and B+1 the monitor (v1, v2), B+2..B+9 the OSD (it binds 8), B+10 the S3 endpoint.
- * Recipe and pitfalls: ../shared/notes/scale-out.md.
+ * Pitfalls met on the way are written beside the code that avoids them (docs/deployment.md).
  */
 const { execFileSync } = require('child_process');
 const crypto = require('crypto');

@@ -1,5 +1,5 @@
 /**
- * Direct image URLs served by the app (contract §13.1, the local provider): immutable caching, a
+ * Direct image URLs served by the app (docs/api.md, "Direct URLs", the local provider): immutable caching, a
  * strong ETag and Last-Modified, 304 on revalidation, HEAD, one Range; 404 with no-store once the
  * image is deleted or expired; the viewer page keeps no-cache; other Media Library files keep
  * Strapi's behaviour.

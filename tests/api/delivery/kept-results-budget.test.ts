@@ -1,5 +1,5 @@
 /**
- * Kept transformation results past `transformCacheBytes` (contract §13.2): the least recently used
+ * Kept transformation results past `transformCacheBytes` (docs/api.md, "Transformations"): the least recently used
  * go, rows and files; and an expired image's results go with it in the expiry sweep.
  */
 import fs from 'fs';

@@ -1,5 +1,5 @@
 /**
- * Transformations in imgproxy's URL format (contract §13.2, docs/api.md "Transformations"): URLs made
+ * Transformations in imgproxy's URL format (docs/api.md "Transformations"): URLs made
  * by imgproxy's own Node builder, both source forms, signatures, presets, format negotiation, the
  * focal point, the limits, and kept results: rendered once, read back, removed with their image.
  */

@@ -1,5 +1,5 @@
 /**
- * Transformations with no key and salt (contract §13.2): every URL is accepted, but only presets are
+ * Transformations with no key and salt (docs/api.md, "Transformations"): every URL is accepted, but only presets are
  * kept; any other size is rendered each time, so a client without a key cannot fill the storage
  * with sizes of its choosing, nor ask for GIF (docs/security.md, "Transformations"). Kept results
  * have a byte budget by default.

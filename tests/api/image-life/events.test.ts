@@ -1,5 +1,5 @@
 /**
- * Media events and webhooks (contract §15, docs/events.md): API uploads and every deletion of an API
+ * Media events and webhooks (docs/events.md): API uploads and every deletion of an API
  * image reach Strapi's webhooks as `media.create` / `media.delete`, and as the plugin's own
  * `image-api.image.upload`, `.delete` and `.expire`, after their transaction commits, without holding
  * the answer. A real webhook (Settings > Webhooks, through the admin API) posts to a loopback receiver:

@@ -1,5 +1,5 @@
 /**
- * Per key (contract §14): what an upload of bytes the key stored before does (`duplicates`: store,
+ * Per key (docs/api.md, "Duplicates and quotas"): what an upload of bytes the key stored before does (`duplicates`: store,
  * reuse, refuse with 409/101), and caps on its live images (`quota_images`, `quota_bytes`: 403/105),
  * exact when uploads race, given back by deletions and expiry.
  */

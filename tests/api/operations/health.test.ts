@@ -46,7 +46,7 @@ describe('a configured Redis that does not answer', () => {
     await degraded?.stop();
   });
 
-  // Uploads work without Redis, so a balancer must not take the instance out (contract §16; it
+  // Uploads work without Redis, so a balancer must not take the instance out (docs/operations.md; it
   // answered 503 before issue 23, item 11).
   test('the app boots; /_health answers 200 naming Redis as degraded', async () => {
     const res = await degraded.http.get('/_health');

@@ -1,5 +1,5 @@
 /**
- * `GET /_metrics` (contract §16, docs/operations.md "Metrics"): off without a token, a bearer token
+ * `GET /_metrics` (docs/operations.md "Metrics"): off without a token, a bearer token
  * when on, Prometheus' text format that `promtool check metrics` accepts, and counts that follow what
  * clients did: uploads by dialect, source and status, bytes in, image work and store durations,
  * transformations rendered and hit, admission refusals, sweeps, the database and Redis up.

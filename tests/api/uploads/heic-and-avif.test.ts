@@ -1,5 +1,5 @@
 /**
- * What phones send (contract §14): HEIC, tiled into a grid and turned by the container, stored as an
+ * What phones send (docs/api.md, "Images: limits and types"): HEIC, tiled into a grid and turned by the container, stored as an
  * upright JPEG; AVIF kept as AVIF; and every answer's placeholder and dominant colour.
  */
 import fs from 'fs';

@@ -1,5 +1,5 @@
 /**
- * The imgbb dialect (contract §10): `/1/upload` at the server root with imgbb's parameters and
+ * The imgbb dialect (docs/api.md, "The imgbb dialect"): `/1/upload` at the server root with imgbb's parameters and
  * answer shape, the `image` field on `/api/1/upload` answered the same way, errors in the API's own
  * shape; and the published imgbb-uploader client, in its imgbb mode and its Chevereto mode.
  */
@@ -22,7 +22,7 @@ let key: string;
 let photo: Buffer;
 let port: number;
 
-// imgbb's fields, then ours (contract §14: every image JSON carries the placeholder).
+// imgbb's fields, then ours (docs/api.md, "The image object").
 const IMGBB_DATA_FIELDS = ['id', 'title', 'url_viewer', 'url', 'display_url', 'width', 'height', 'size', 'time', 'expiration', 'image', 'thumb', 'medium', 'delete_url', 'placeholder', 'dominant_color'];
 const IMGBB_FILE_FIELDS = ['filename', 'name', 'mime', 'extension', 'url'];
 const md5 = (bytes: Buffer) => crypto.createHash('md5').update(bytes).digest('hex');

@@ -31,7 +31,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   strapi.server.use(healthEndpoint(strapi));
   strapi.server.use(metricsEndpoint(strapi));
   // Ahead of every Strapi middleware (strapi::public serves the local provider's files): direct image
-  // URLs and transformations (contract §13).
+  // URLs and transformations (docs/api.md, "Serving images").
   strapi.server.use(imageDelivery(strapi));
   // Process-wide settings, before anything uses sharp or allocates much.
   restrictDecoders(getConfig(strapi).blockUnusedDecoders);

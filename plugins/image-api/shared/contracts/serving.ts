@@ -1,7 +1,7 @@
 /**
  * Ready-made transformation URLs for the admin (the Content Manager's image panel, the Image API
  * page's cards): what `GET /image-api/serving` answers, and the preset URLs and `<img srcset>` made
- * from it. Presets need no signature (contract §13.2), so nothing secret reaches the browser.
+ * from it. Presets need no signature (docs/api.md, "Transformations"), so nothing secret reaches the browser.
  */
 
 export interface ServingPreset {

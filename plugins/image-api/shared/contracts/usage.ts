@@ -13,7 +13,7 @@ export interface DayUsage {
   bytesAdded: number;
 }
 
-/** What a key holds against its quotas (contract §14; server/src/services/keys/quotas.ts). */
+/** What a key holds against its quotas (docs/api.md, "Duplicates and quotas"; server/src/services/keys/quotas.ts). */
 export interface KeyHolding {
   images: number;
   bytes: number;

@@ -35,7 +35,7 @@ test('an app that sets nothing gets every default', () => {
   });
 });
 
-describe('transformations (contract §13.2)', () => {
+describe('transformations (docs/api.md, "Transformations")', () => {
   afterEach(() => {
     for (const name of ['IMAGE_API_TRANSFORM_PATH', 'IMAGE_API_TRANSFORM_KEY', 'IMAGE_API_TRANSFORM_SALT', 'IMAGE_API_TRANSFORM_CACHE_BYTES']) delete process.env[name];
   });

@@ -78,7 +78,7 @@ const options = {
     .allow(null)
     .empty('')
     .default('/1/upload')
-    .description('The imgbb dialect\'s upload path, at the server root (contract §10): imgbb clients need only a new host. null (its variable: `off`) turns it off.'),
+    .description('The imgbb dialect\'s upload path, at the server root (docs/api.md, "The imgbb dialect"): imgbb clients need only a new host. null (its variable: `off`) turns it off.'),
   corsOrigins: Joi.array()
     .items(Joi.string())
     .default(() => ['*'])
@@ -151,7 +151,7 @@ const options = {
     .default(() => [])
     .description('Proxies whose X-Forwarded-For is believed for the client\'s address (addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`); empty: the connection\'s peer is the client.'),
   cacheMaxAgeSeconds: positiveInt().default(2_592_000)
-    .description('`max-age` of direct image URLs and transformation results, which never change under their URL (contract §13.1), in seconds (30 days).'),
+    .description('`max-age` of direct image URLs and transformation results, which never change under their URL (docs/api.md, "Direct URLs"), in seconds (30 days).'),
   hotFileCacheBytes: Joi.number().integer().min(0).empty('').default(64_000_000)
     .description('Bytes of served image files kept in memory per process, the most recently used (files up to 1 MB each); 0: none.'),
   transformPath: Joi.string<string | null>()
@@ -161,7 +161,7 @@ const options = {
     .allow(null)
     .empty('')
     .default('/img')
-    .description('Path of the transformations in imgproxy\'s URL format (contract §13.2), at the server root, outside `/uploads`; null (its variable: `off`) turns them off.'),
+    .description('Path of the transformations in imgproxy\'s URL format (docs/api.md, "Transformations"), at the server root, outside `/uploads`; null (its variable: `off`) turns them off.'),
   transformKey: Joi.string<string | null>().hex().min(2).allow(null).empty('').default(null)
     .description('imgproxy signature key, hex. With `transformSalt`, transformation URLs must be signed (presets alone excepted); neither: any URL is accepted, and the boot log warns.'),
   transformSalt: Joi.string<string | null>().hex().min(2).allow(null).empty('').default(null)

@@ -1,5 +1,5 @@
 /**
- * The output format of a transformation that names none (contract §13.2): the best the client
+ * The output format of a transformation that names none (docs/api.md, "Transformations"): the best the client
  * accepts, AVIF, then WebP, else the source's own. Such an answer varies with `Accept`.
  */
 import type { OutputFormat } from './transform-options';

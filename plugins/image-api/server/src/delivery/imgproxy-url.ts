@@ -1,6 +1,6 @@
 /**
- * Reads a transformation URL in imgproxy's format (contract §13.2, /work/shared/notes or
- * docs/api.md "Transformations"): `/{signature}/{option}/.../{source}`, the part after
+ * Reads a transformation URL in imgproxy's format (docs/api.md, "Transformations"; imgproxy's own
+ * docs, "Generating the URL"): `/{signature}/{option}/.../{source}`, the part after
  * `transformPath`. Segments with a `:` are options until the source: `plain/{url}[@{extension}]`, or
  * base64url of the URL (which may be split by `/`) with an optional `.{extension}`.
  * Only the shape is read here; what the options mean is transform-options.ts's.

@@ -1,5 +1,5 @@
 /**
- * Answers with bytes that never change under their URL (contract §13.1): direct image files and
+ * Answers with bytes that never change under their URL (docs/api.md, "Direct URLs"): direct image files and
  * transformation results. `Cache-Control: public, max-age=N, immutable`, a strong ETag and
  * Last-Modified; a revalidation answers 304 (conditional-request.ts, the origin's rules); HEAD; one
  * `Range` answers 206 (the `range-parser` package; several ranges get the whole file, as nginx does
@@ -58,7 +58,7 @@ export function sendingWithin(res: ServerResponse, idleMs: number | undefined, l
 /** A strong ETag from a file's modification time and size, as nginx writes it (so both agree behind one URL). */
 export const fileEtag = (mtimeMs: number, size: number) => `"${Math.floor(mtimeMs / 1000).toString(16)}-${size.toString(16)}"`;
 
-/** 404 that no cache keeps: the image was deleted, expired, or never was (contract §13.1). */
+/** 404 that no cache keeps: the image was deleted, expired, or never was (docs/api.md, "Direct URLs"). */
 export function answerGone(ctx: Context, body: string | Record<string, unknown> = 'Not Found'): void {
   ctx.status = 404;
   ctx.set('Cache-Control', 'no-store');

@@ -1,5 +1,5 @@
 /**
- * imgproxy's URL signature (contract §13.2, docs.imgproxy.net "Signing the URL"): URL-safe base64,
+ * imgproxy's URL signature (docs.imgproxy.net "Signing the URL"): URL-safe base64,
  * unpadded, of HMAC-SHA256 keyed with the key's bytes, over the salt's bytes followed by the path after
  * the signature segment. Key and salt are hex (`transformKey`, `transformSalt`).
  */

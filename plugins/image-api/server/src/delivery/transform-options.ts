@@ -1,5 +1,5 @@
 /**
- * What a transformation URL's options ask for (contract §13.2), with imgproxy's names, short forms
+ * What a transformation URL's options ask for (docs/api.md, "Transformations"), with imgproxy's names, short forms
  * and meanings (docs.imgproxy.net, "Processing options"). Options apply in URL order, a preset's in
  * its place; a later one overrides an earlier one. Any other option, or a malformed value: 400/180.
  */
@@ -38,7 +38,7 @@ export interface TransformSpec {
   format: OutputFormat | null;
 }
 
-/** The largest `dpr` accepted (contract §13.2). */
+/** The largest `dpr` accepted (docs/api.md, "Transformations"). */
 export const MAX_DPR = 4;
 
 const invalid = errors.invalidTransformation;
@@ -108,7 +108,7 @@ export const presetOptions = (definition: string): RawOption[] =>
 
 export interface ReadOptions {
   spec: TransformSpec;
-  /** The URL's options are presets alone: it may carry any signature (contract §13.2). */
+  /** The URL's options are presets alone: it may carry any signature (docs/api.md, "Transformations"). */
   presetsOnly: boolean;
 }
 

@@ -37,9 +37,9 @@ export const errors = {
   invalidKey: () => new ApiError(401, 100, 'Invalid API key'),
   revokedKey: () => new ApiError(403, 100, 'API key revoked'),
   expiredKey: () => new ApiError(403, 100, 'API key expired'),
-  /** A key that refuses duplicates got the bytes of one of its live images again (contract §14). */
+  /** A key that refuses duplicates got the bytes of one of its live images again (docs/api.md, "Duplicates and quotas"). */
   duplicated: (viewerUrl: string) => new ApiError(409, 101, `Duplicated upload: ${viewerUrl}`),
-  /** A key's `quota_images` or `quota_bytes` would be passed (contract §14). */
+  /** A key's `quota_images` or `quota_bytes` would be passed (docs/api.md, "Duplicates and quotas"). */
   quotaExceeded: (what: string) => new ApiError(403, 105, `Quota exceeded: ${what}`),
   badVersion: () => new ApiError(400, 110, 'Invalid API version'),
   badAction: () => new ApiError(400, 120, 'Invalid API action'),

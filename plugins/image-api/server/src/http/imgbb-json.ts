@@ -1,5 +1,5 @@
 /**
- * The imgbb dialect's answer to an upload (contract §10; docs/api.md, "The imgbb dialect"): imgbb's
+ * The imgbb dialect's answer to an upload (docs/api.md, "The imgbb dialect"): imgbb's
  * shape with imgbb's types, numbers sent as strings where imgbb sends strings. Clients written for
  * imgbb read `data.url`, `data.display_url`, `data.thumb.url`, `data.delete_url` and friends.
  */

@@ -1,5 +1,5 @@
 /**
- * What a page paints before an image arrives (contract §14): a ThumbHash (base64; thumbhash.js, which
+ * What a page paints before an image arrives (docs/api.md, "The image object"): a ThumbHash (base64; thumbhash.js, which
  * wants at most 100×100 RGBA) and the dominant colour (`#rrggbb`). Both come from pixels the upload
  * has decoded already (image-variants.ts hands the `.md` variant's), shrunk once to 100 px: no second
  * decode of the original. The dominant colour is the peak of a 4096-bin histogram (4 bits a channel,

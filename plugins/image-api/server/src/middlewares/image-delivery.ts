@@ -1,5 +1,5 @@
 /**
- * Serving (contract §13): transformations under `transformPath`, and, with the local provider, API
+ * Serving (docs/api.md, "Serving images"): transformations under `transformPath`, and, with the local provider, API
  * images' direct URLs under `/uploads/`. Mounted ahead of every Strapi middleware (register.ts):
  * image bytes need no session, body parser, security headers for pages or request log line, and
  * skipping them is most of what makes a hot file cheap (docs/performance.md, "Serving").

@@ -5,7 +5,7 @@
  * seconds before the 401). The answer is the one the action would give (401, 403, or 429 for an
  * address past its failed attempts), in the format the query asks; the unread body is discarded as it
  * arrives. The header is the one place that settles the key: a `key` in the query string yields to
- * one in the body (contract §2), so it, like a key in the body, is checked once the body is read, and
+ * one in the body (docs/api.md, "Parameters"), so it, like a key in the body, is checked once the body is read, and
  * the parsers bound what reading costs (upload-body/form.ts, upload-body/multipart.ts).
  *
  * Only a refusal is answered here: an outage (the database away) falls through to the action, which

@@ -23,7 +23,7 @@ export interface DocumentOptions {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const text = { type: 'string' } as const;
 
-/** A parameter read from the query string, and equally from the body's fields (contract §2). */
+/** A parameter read from the query string, and equally from the body's fields (docs/api.md, "Parameters"). */
 const param = (name: string, description: string, schema: Record<string, unknown> = text) => ({
   name,
   in: 'query',
@@ -199,7 +199,7 @@ const SECRET = { name: 'secret', in: 'path', required: true, description: 'The s
 const imageContent = () =>
   Object.fromEntries(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
 
-/** The answers of immutable image bytes (contract §13.1). */
+/** The answers of immutable image bytes (docs/api.md, "Direct URLs"). */
 const imageAnswers = (maxAge: number, varies: boolean) => ({
   '200': {
     description: `The image. \`Cache-Control: public, max-age=${maxAge}, immutable\`, a strong ETag, Last-Modified${varies ? ', `Vary: Accept` when the format was negotiated' : ''}.`,

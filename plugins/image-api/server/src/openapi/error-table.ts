@@ -30,7 +30,7 @@ export interface ErrorRow {
 /** The codes only the transformation route answers (docs/api.md, "Serving images"). */
 export const TRANSFORM_CODES = [180, 181];
 
-/** The codes only the upload routes answer (contract §14: duplicates and quotas). */
+/** The codes only the upload routes answer (docs/api.md, "Duplicates and quotas"). */
 export const UPLOAD_CODES = [101, 105];
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The answers' shapes (components.schemas of the OpenAPI document), with the exact types the API
- * sends: the image object of the API's dialect (contract §3), imgbb's (contract §10), the albums,
+ * sends: the image object of the API's dialect (docs/api.md, "The image object"), imgbb's (docs/api.md, "The imgbb dialect"), the albums,
  * the error shape. Closed objects (no field beyond these), so a test sees any field added or dropped.
  */
 const string = { type: 'string' } as const;

@@ -54,7 +54,7 @@ export default {
       adminAction('GET', ADMIN_ROUTES.keyUsage, 'usage-admin.keyUsage', ACTIONS.keysManage),
       adminAction('GET', ADMIN_ROUTES.keyHolding, 'usage-admin.keyHolding', ACTIONS.keysManage),
       adminAction('DELETE', ADMIN_ROUTES.deleteImage, 'usage-admin.deleteImage', ACTIONS.imagesDelete),
-      // Any admin who may open an image record: preset URLs are public (contract §13.2).
+      // Any admin who may open an image record: preset URLs are public (docs/api.md, "Transformations").
       { method: 'GET', path: ADMIN_ROUTES.serving, handler: 'usage-admin.serving', config: { policies: ['admin::isAuthenticatedAdmin'] } },
     ],
   },

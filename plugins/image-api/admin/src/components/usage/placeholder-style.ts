@@ -1,5 +1,5 @@
 /**
- * What an image card paints while its thumbnail loads (contract §14): the image's dominant colour,
+ * What an image card paints while its thumbnail loads (docs/api.md, "The image object"): the image's dominant colour,
  * and its ThumbHash drawn as a blurred picture of it (decoded here, in the browser: no request).
  */
 import type { CSSProperties } from 'react';

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { ACTIONS, type Action, type Format, type SentParams } from '../../http/request-params';
 import type { UploadRequestState } from '../../middlewares/upload-body';
 
-/** The answer shapes of a success: the API's own, or imgbb's (contract §10). */
+/** The answer shapes of a success: the API's own, or imgbb's (docs/api.md, "The imgbb dialect"). */
 export type Dialect = 'api' | 'imgbb';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Direct image URLs served by the app itself (the local provider's `/uploads/`, contract §13.1): an
+ * Direct image URLs served by the app itself (the local provider's `/uploads/`; docs/api.md, "Direct URLs"): an
  * API image's original and variants are immutable (stored names are never reused), so they are
  * answered with long-lived caching headers, from memory when hot (delivery/hot-files.ts). A deleted or
  * expired image's files are gone from the instant it expires, not only once the sweep removed them.

@@ -1,5 +1,5 @@
 /**
- * Which of this service's images a served file or a transformation source is (contract §13): a
+ * Which of this service's images a served file or a transformation source is (docs/api.md, "Serving images"): a
  * stored file name (`<name>.<ext>`, `<name>.th.<ext>`, `<name>.md.<ext>`) → the image, the file it
  * names, its focal point and expiry. One lookup through the unique index on the image's name,
  * remembered for SOURCE_TTL_MS: a hot image costs no query per request. A deletion or a focal
@@ -128,7 +128,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     isLive: (image: SourceImage, now = Date.now()) => image.expiresAt === null || image.expiresAt.getTime() > now,
 
     /**
-     * A live transformation source (contract §13.2): `local:///{file name}`, or the direct URL of the
+     * A live transformation source (docs/api.md, "Transformations"): `local:///{file name}`, or the direct URL of the
      * original or a variant, exactly as this service hands it out. Nothing else is ever fetched.
      */
     async bySourceUrl(url: string): Promise<NamedFile | null> {

@@ -1,5 +1,5 @@
 /**
- * Transformation results, rendered once and kept (contract §13.2): through the upload provider (local
+ * Transformation results, rendered once and kept (docs/api.md, "Transformations"): through the upload provider (local
  * disk or S3, so a repeat on any instance is a read, not a render), named by a row of `rendition`
  * whose key is what makes the bytes (the source file, the plan with its crop, the encoding). A moved
  * focal point moves the crop, so it makes a new key: an old crop is never served for it.

@@ -1,5 +1,5 @@
 /**
- * A transformation request in imgproxy's URL format (contract §13.2, docs/api.md
+ * A transformation request in imgproxy's URL format (docs/api.md
  * "Transformations"), from its path to its bytes: the URL read, the signature checked (before
  * anything else), the options read, the source found among this service's images, the format
  * chosen, the geometry planned (and the pixel cap checked) before a pixel is decoded; then the

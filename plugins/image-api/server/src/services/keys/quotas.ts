@@ -1,5 +1,5 @@
 /**
- * Per-key quotas (contract §14): a key entry may cap its live images' count (`quota_images`) and
+ * Per-key quotas (docs/api.md, "Duplicates and quotas"): a key entry may cap its live images' count (`quota_images`) and
  * total bytes (`quota_bytes`: every stored file, original and variants, as the usage page counts
  * them). The key's row keeps what it holds (`live_images`, `live_bytes`), changed only inside the
  * transactions that record an upload or delete images, so the figures are exact.

@@ -1,5 +1,5 @@
 /**
- * What `/_health` reports (docs/operations.md; contract §16): whether this instance can serve
+ * What `/_health` reports (docs/operations.md): whether this instance can serve
  * uploads. The database must answer `select 1` within a short time, and an instance that is shutting
  * down is unhealthy too, so a load balancer stops sending it requests. Redis is optional: when the
  * configured Redis does not answer a PING, uploads still work (rate limits count in memory), so the

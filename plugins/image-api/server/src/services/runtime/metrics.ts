@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (contract §16, docs/operations.md "Metrics"), served at `/_metrics` when a
+ * Prometheus metrics (docs/operations.md "Metrics"), served at `/_metrics` when a
  * token is configured (middlewares/metrics-endpoint.ts). Each app has its own registry, so two Strapi
  * apps in one process (the test suites boot several) never share or clash. Counting is always on:
  * an increment costs nanoseconds, and turning the endpoint on later needs no restart of the counts'

@@ -1,5 +1,5 @@
 /**
- * Duplicates per key (contract §14): a key entry's `duplicates` setting decides what an upload whose
+ * Duplicates per key (docs/api.md, "Duplicates and quotas"): a key entry's `duplicates` setting decides what an upload whose
  * bytes equal an earlier live upload of the same key does: `store` it again (the default), `reuse`
  * the earlier image (its answer again; nothing stored, nothing counted), or `refuse` it (409, code 101).
  *

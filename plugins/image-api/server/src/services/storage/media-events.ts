@@ -1,5 +1,5 @@
 /**
- * Events of API images (contract §15, docs/events.md): Strapi's own `media.create` and `media.delete`,
+ * Events of API images (docs/events.md): Strapi's own `media.create` and `media.delete`,
  * with the payload Strapi's upload service gives them (`{ media: <file entry> }`, sanitized as it
  * sanitizes), and the plugin's `image-api.image.upload`, `.delete` and `.expire`, registered in
  * Strapi's webhook store so admins pick them in Settings > Webhooks. Both go through `strapi.eventHub`,

@@ -1,5 +1,5 @@
 /**
- * Placeholders for images stored before they existed (contract §14): filled in once, in the
+ * Placeholders for images stored before they existed (docs/api.md, "The image object"): filled in once, in the
  * background after boot, from each image's `.md` variant (at most `mediumWidth` wide: cheap to decode),
  * a page at a time, within the image-work slots like any upload. New uploads get theirs from their
  * own pixels (images/image-variants.ts). When a pass finds nothing left, a flag in the plugin's store
