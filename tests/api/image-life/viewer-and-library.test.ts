@@ -182,6 +182,34 @@ describe('Media Library', () => {
     expect((await app.http.get(`/image/${image.id_encoded}`)).status).toBe(404);
     expect((await app.http.get(app.pathOf(image.url))).status).toBe(404);
   });
+
+  test("an API image's file cannot be replaced (Strapi's Replace keeps its URL for other bytes and drops the variants); its info stays editable", async () => {
+    const image = await upload({ title: 'Kept as uploaded' });
+    const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });
+    const before = fs.readFileSync(`${app.uploadsDir}/${image.filename}`);
+    const other = await jpeg(300, 200);
+    for (const role of ['strapi-super-admin', 'strapi-editor'] as const) {
+      const auth = { Authorization: `Bearer ${await adminToken(app, `${role}@img.test`, 'Admin-pass-1234', role)}` };
+      // The Media Library's Replace, both of its routes.
+      const replaced = await app.http.post(`/upload?id=${file.id}`).set(auth).attach('files', other, 'other.jpg');
+      expect([role, replaced.status, replaced.body.error?.message]).toEqual([role, 400, "An API image's file cannot be replaced: its URLs never change. Upload the new image instead, and delete this one."]);
+      const replacedToo = await app.http.post(`/upload/files/${file.id}/replace`).set(auth).attach('files', other, 'other.jpg');
+      expect([role, replacedToo.status]).toEqual([role, 400]);
+    }
+    expect(fs.readFileSync(`${app.uploadsDir}/${image.filename}`).equals(before)).toBe(true);
+    const row = await app.strapi.db.query('plugin::upload.file').findOne({ where: { id: file.id } });
+    expect([row.hash, row.size, Object.keys(row.formats).sort()]).toEqual([file.hash, file.size, ['medium', 'thumbnail']]);
+    // Its info, focal point included, is still the editor's to change.
+    const auth = { Authorization: `Bearer ${await adminToken(app, 'strapi-editor@img.test', 'Admin-pass-1234', 'strapi-editor')}` };
+    const info = await app.http.post(`/upload?id=${file.id}`).set(auth).field('fileInfo', JSON.stringify({ alternativeText: 'A new text', focalPoint: { x: 20, y: 70 } }));
+    expect(info.status).toBe(200);
+    expect(await app.strapi.db.query('plugin::upload.file').findOne({ where: { id: file.id }, select: ['alternativeText', 'focalPoint'] })).toMatchObject({ alternativeText: 'A new text', focalPoint: { x: 20, y: 70 } });
+    // A Media Library file of its own is replaced as Strapi does.
+    const own = await app.http.post('/upload').set(auth).attach('files', await jpeg(120, 80), 'own.jpg');
+    expect(own.status).toBe(201);
+    const ownId = own.body[0].id;
+    expect((await app.http.post(`/upload?id=${ownId}`).set(auth).attach('files', other, 'other.jpg')).status).toBe(200);
+  });
 });
 
 describe('served originals', () => {

@@ -16,6 +16,7 @@ import { pageRoutes } from './routes/pages';
 import { protectFields } from './content-types/field-protection';
 import { protectQueries } from './content-types/query-protection';
 import { deleteImagesWhole } from './content-types/image/document-deletion';
+import { keepImageFilesWhole } from './content-types/image/file-replacement';
 import { withholdCreateOnImages } from './admin-permissions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
@@ -26,6 +27,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   readMultipartOnStrapiRoutes(strapi);
   // The Media Library's imports from URLs follow the URL sources' address policy (sources/media-library-import.ts).
   guardMediaLibraryImports(strapi);
+  // An API image's file is not replaced through the Media Library (content-types/image/file-replacement.ts).
+  keepImageFilesWhole(strapi);
   redactSecretsInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
   strapi.server.use(healthEndpoint(strapi));
