@@ -5,8 +5,9 @@ import { jpeg } from '../../helpers/fixtures';
 
 let app: TestApp;
 beforeAll(async () => {
-  // Every upload of the bursts below in flight at once: admission control (16 by default) is tested
-  // in load-and-slow-bodies.test.ts.
+  // Every upload of the bursts below in flight at once: admission control (16 by default, and half of
+  // them for bodies whose key comes with them) is tested in load-and-slow-bodies.test.ts. The keys go
+  // in the header here, so that every upload is vouched for before its body.
   app = await startApp({ IMAGE_API_MAX_REQUESTS_IN_FLIGHT: '64', IMAGE_API_MAX_REQUESTS_PER_ADDRESS: '64' });
 });
 afterAll(async () => {
@@ -17,7 +18,7 @@ test('50 parallel uploads all succeed with unique ids', async () => {
   const key = await app.createKey();
   const photo = await jpeg(640, 480);
   const responses = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => app.upload(key, photo, { filename: `burst ${i}.jpg`, keyIn: 'field' }))
+    Array.from({ length: 50 }, (_, i) => app.upload(key, photo, { filename: `burst ${i}.jpg` }))
   );
   expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
   const ids = responses.map((r) => r.body.image.id_encoded);
@@ -34,7 +35,7 @@ test('parallel uploads of different images, twice over (received bytes sit in po
   const photos = await Promise.all(Array.from({ length: 6 }, (_, i) => jpeg(600 + 16 * i, 400 + 8 * i)));
   for (let wave = 0; wave < 2; wave++) {
     const responses = await Promise.all(
-      photos.map((photo, i) => app.upload(key, photo, { filename: `photo ${wave}-${i}.jpg`, keyIn: 'field' }))
+      photos.map((photo, i) => app.upload(key, photo, { filename: `photo ${wave}-${i}.jpg` }))
     );
     responses.forEach((res, i) => {
       expect(res.status).toBe(200);
