@@ -146,8 +146,13 @@ test('hostile bodies without a key (16 MB of nested JSON arrays, 5 million urlen
   console.log(
     `9 hostile bodies: answers ${JSON.stringify(tallied(answers))} in ${ms} ms; slowest /_health ${slowestMs} ms; RSS ${idle.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB`
   );
-  expect(answers.map((a) => a.status)).toEqual(Array(9).fill(400));
-  expect(new Set(answers.map((a) => a.body.error.message))).toEqual(
+  // Keyless bodies hold at most half the upload slots (8 of 16): the ninth may be refused at once.
+  const refused = answers.filter((a) => a.status === 503);
+  expect(refused.length).toBeLessThanOrEqual(1);
+  for (const answer of refused) expect(answer.body.error.message).toBe('Service unavailable: too many uploads in progress, try again shortly');
+  const parsed = answers.filter((a) => a.status !== 503);
+  expect(parsed.map((a) => a.status)).toEqual(Array(parsed.length).fill(400));
+  expect(new Set(parsed.map((a) => a.body.error.message))).toEqual(
     new Set(['Malformed request body: nested too deeply', 'Malformed request body: too many fields'])
   );
   expect(statuses).toEqual([204]);
