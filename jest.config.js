@@ -1,8 +1,10 @@
 /**
  * Every suite, as one project each (`jest --selectProjects <name>`; package.json's test scripts name
  * theirs). Each test file boots what it needs itself: the app in-process (tests/helpers/app.ts), or
- * as processes with servers of its own (tools/support/). Files run one at a time (--runInBand):
- * Strapi is a global singleton.
+ * as processes with servers of its own (tools/support/). Strapi is a global singleton, one per process:
+ * the unit and API suites run their files in two worker processes (each file has a database and a
+ * public folder of its own), the others one file at a time (--runInBand: faults and cluster measure
+ * under load, the browser and adopter tests are heavy alone).
  */
 const TIMEOUT = '<rootDir>/tests/helpers/test-timeout.js';
 

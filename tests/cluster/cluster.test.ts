@@ -204,7 +204,16 @@ describe('metrics', () => {
     expect(up.map((series) => series.metric.instance).sort()).toEqual(instances.map((i) => `127.0.0.1:${i.port}`).sort());
     expect(up.every((series) => series.value === 1)).toBe(true);
     const stored = 'sum(image_api_uploads_total{dialect="api",source="file",status="200"})';
-    const before = (await promQuery(cluster.state, stored))[0]?.value ?? 0;
+    // The count as scraped once the earlier tests' uploads are in it: unchanged across a whole scrape
+    // interval (2 s), since nothing uploads meanwhile.
+    const count = async () => (await promQuery(cluster.state, stored))[0]?.value ?? 0;
+    let before = await count();
+    for (let settled = false; !settled; ) {
+      await sleep(2_500);
+      const again = await count();
+      settled = again === before;
+      before = again;
+    }
     const logged = loggedRequests(cluster.state);
     for (let i = 0; i < 4; i++) expect((await uploadFile(url, key, await png(40 + i, 30), { name: `counted-${i}.png` })).status).toBe(200);
     expect(servedBy(cluster.state, /"POST \/api\/1\/upload/, logged).size).toBe(2);
@@ -212,7 +221,7 @@ describe('metrics', () => {
     let after = before;
     for (let waited = 0; after < before + 4 && waited < 20_000; waited += 500) {
       await sleep(500);
-      after = (await promQuery(cluster.state, stored))[0]?.value ?? 0;
+      after = await count();
     }
     expect(after).toBe(before + 4);
     const database = await promQuery(cluster.state, 'image_api_database_up');

@@ -3,7 +3,7 @@ const path = require('path');
 
 module.exports = async () => {
   // The OpenAPI check's tally is per run (tests/helpers/openapi-setup.ts).
-  require('fs').rmSync(path.join(__dirname, '..', '.artifacts', 'openapi-coverage.json'), { force: true });
+  require('fs').rmSync(path.join(__dirname, '..', '.artifacts', 'openapi-coverage'), { recursive: true, force: true });
   const { compileStrapi } = require('@strapi/strapi');
   await compileStrapi({ appDir: path.join(__dirname, '..', '..') });
 };

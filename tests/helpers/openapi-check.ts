@@ -6,7 +6,7 @@
  * shape. Paths outside the document (the admin panel, uploaded files) are not checked.
  *
  * startApp() hooks the app's HTTP server; tests/helpers/openapi-setup.ts fails a test whose answers
- * broke the document, and tallies what was checked (tests/.artifacts/openapi-coverage.json).
+ * broke the document, and tallies what was checked (tests/.artifacts/openapi-coverage/, one file per test file).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'http';
 import Ajv2020 from 'ajv/dist/2020';

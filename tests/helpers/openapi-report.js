@@ -4,9 +4,16 @@ const fs = require('fs');
 const path = require('path');
 
 module.exports = async () => {
-  const file = path.join(__dirname, '..', '.artifacts', 'openapi-coverage.json');
-  if (!fs.existsSync(file)) return;
-  const tally = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const dir = path.join(__dirname, '..', '.artifacts', 'openapi-coverage');
+  if (!fs.existsSync(dir)) return;
+  /** @type {Record<string, Record<string, number>>} */
+  const tally = {};
+  for (const name of fs.readdirSync(dir)) {
+    for (const [operation, counts] of Object.entries(JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')))) {
+      tally[operation] ??= {};
+      for (const [status, count] of Object.entries(counts)) tally[operation][status] = (tally[operation][status] ?? 0) + count;
+    }
+  }
   const byStatus = {};
   let total = 0;
   for (const statuses of Object.values(tally)) {

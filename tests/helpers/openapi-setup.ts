@@ -1,12 +1,14 @@
 /**
  * Fails any API test whose answers do not match the OpenAPI document (tests/helpers/openapi-check.ts),
- * and tallies the operations and statuses checked, per run, in tests/.artifacts/openapi-coverage.json.
+ * and tallies the operations and statuses checked, one file per test file in tests/.artifacts/openapi-coverage/
+ * (test files run in parallel workers; tests/helpers/openapi-report.js adds them up after the run).
  */
+import crypto from 'crypto';
 import fs from 'fs';
 import path from 'path';
 import { takeChecked, takeViolations } from './openapi-check';
 
-const ARTIFACT = path.join(__dirname, '..', '.artifacts', 'openapi-coverage.json');
+const ARTIFACTS = path.join(__dirname, '..', '.artifacts', 'openapi-coverage');
 
 afterEach(() => {
   const violations = takeViolations();
@@ -16,11 +18,11 @@ afterEach(() => {
 afterAll(() => {
   const checked = takeChecked();
   if (!checked.length) return;
-  fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
-  const tally: Record<string, Record<string, number>> = fs.existsSync(ARTIFACT) ? JSON.parse(fs.readFileSync(ARTIFACT, 'utf8')) : {};
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const tally: Record<string, Record<string, number>> = {};
   for (const { operation, status } of checked) {
     tally[operation] ??= {};
     tally[operation][status] = (tally[operation][status] ?? 0) + 1;
   }
-  fs.writeFileSync(ARTIFACT, `${JSON.stringify(tally, null, 2)}\n`);
+  fs.writeFileSync(path.join(ARTIFACTS, `${crypto.randomUUID()}.json`), `${JSON.stringify(tally)}\n`);
 });
