@@ -6,6 +6,10 @@ import { startApp, APP_DIR, type TestApp } from '../../helpers/app';
 import { createScratchDb } from '../../../tools/support/app/scratch-db';
 import { png } from '../../helpers/fixtures';
 
+// Each CLI call boots Strapi in a process of its own (5 s or more with another test file beside it):
+// a test of several calls needs longer than the project's 60 s.
+jest.setTimeout(240_000);
+
 const run = promisify(execFile);
 const cli = (args: string[], env: Record<string, string | undefined> = process.env) =>
   run('node', [path.join(APP_DIR, 'scripts/apikey.js'), ...args], { cwd: APP_DIR, env, timeout: 60_000 });
