@@ -13,7 +13,6 @@ const BOX_HEADER = 8;
 const FULL_BOX_HEADER = 12;
 
 interface Box {
-  type: string;
   start: number;
   end: number;
 }
@@ -30,13 +29,13 @@ function* boxes(bytes: Buffer, from: number, to: number): Generator<Box> {
       size = to - at;
     }
     if (size < BOX_HEADER || at + size > to) return;
-    yield { type: bytes.toString('latin1', at + 4, at + 8), start: at, end: at + size };
+    yield { start: at, end: at + size };
     at += size;
   }
 }
 
-const first = (found: Iterable<Box>, type: string): Box | null => {
-  for (const box of found) if (box.type === type) return box;
+const first = (bytes: Buffer, found: Iterable<Box>, type: string): Box | null => {
+  for (const box of found) if (bytes.toString('latin1', box.start + 4, box.start + 8) === type) return box;
   return null;
 };
 
@@ -48,6 +47,11 @@ function cString(bytes: Buffer, at: number, end: number): { text: string; next: 
   return { text: bytes.toString('latin1', at, stop), next: Math.min(stop + 1, end) };
 }
 
+const EXIF = Buffer.from('Exif', 'latin1').readUInt32BE(0);
+const MIME = Buffer.from('mime', 'latin1').readUInt32BE(0);
+const INFE = Buffer.from('infe', 'latin1').readUInt32BE(0);
+const KINDS = 3;
+
 /** What an item information entry (`infe`, version 2 or 3) names: 'Exif', 'XMP', another MIME item, or null. */
 function metadataItem(bytes: Buffer, infe: Box): string | null {
   const version = bytes[infe.start + BOX_HEADER];
@@ -55,9 +59,9 @@ function metadataItem(bytes: Buffer, infe: Box): string | null {
   // item_ID (16 bits in version 2, 32 in 3), item_protection_index (16), item_type (4CC).
   const typeAt = infe.start + FULL_BOX_HEADER + (version === 2 ? 2 : 4) + 2;
   if (typeAt + 4 > infe.end) return null;
-  const itemType = bytes.toString('latin1', typeAt, typeAt + 4);
-  if (itemType === 'Exif') return 'Exif item';
-  if (itemType !== 'mime') return null;
+  const itemType = bytes.readUInt32BE(typeAt);
+  if (itemType === EXIF) return 'Exif item';
+  if (itemType !== MIME) return null;
   const name = cString(bytes, typeAt + 4, infe.end);
   const contentType = cString(bytes, name.next, infe.end).text;
   return /rdf\+xml|xmp/i.test(contentType) ? 'XMP item' : 'MIME item';
@@ -65,16 +69,18 @@ function metadataItem(bytes: Buffer, infe: Box): string | null {
 
 /** The metadata items (EXIF, XMP, other MIME content) the HEIF's `meta` box declares, each named once. */
 export function heifMetadataItems(bytes: Buffer): string[] {
-  const meta = first(boxes(bytes, 0, bytes.length), 'meta');
+  const meta = first(bytes, boxes(bytes, 0, bytes.length), 'meta');
   if (!meta) return [];
-  const iinf = first(boxes(bytes, meta.start + FULL_BOX_HEADER, meta.end), 'iinf');
+  const iinf = first(bytes, boxes(bytes, meta.start + FULL_BOX_HEADER, meta.end), 'iinf');
   if (!iinf) return [];
   // entry_count: 16 bits in version 0, 32 after.
   const entries = iinf.start + FULL_BOX_HEADER + (bytes[iinf.start + BOX_HEADER] === 0 ? 2 : 4);
   const found = new Set<string>();
   for (const infe of boxes(bytes, entries, iinf.end)) {
-    const item = infe.type === 'infe' && infe.end - infe.start > FULL_BOX_HEADER ? metadataItem(bytes, infe) : null;
+    const item = bytes.readUInt32BE(infe.start + 4) === INFE && infe.end - infe.start > FULL_BOX_HEADER ? metadataItem(bytes, infe) : null;
     if (item) found.add(item);
+    // Every kind found: the rest of a long list can name nothing new.
+    if (found.size === KINDS) break;
   }
   return [...found];
 }

@@ -41,10 +41,20 @@ const KEPT_APPS: ReadonlyMap<number, Buffer> = new Map([
 
 const truncated = () => errors.invalidImage('truncated');
 
+/** Bytes looked at one by one after a 0xFF before the native search takes over (dense stuffing costs no call per byte). */
+const NEARBY = 8;
+
+/** The offset of the next 0xFF at or after `at`, or -1. */
+function nextMarkerByte(bytes: Buffer, at: number): number {
+  const near = Math.min(at + NEARBY, bytes.length);
+  for (let i = at; i < near; i++) if (bytes[i] === MARKER) return i;
+  return near < bytes.length ? bytes.indexOf(MARKER, near) : -1;
+}
+
 /** Past the entropy-coded data starting at `at`: the offset of the marker that ends it. */
 function endOfScan(bytes: Buffer, at: number): number {
   for (;;) {
-    const ff = bytes.indexOf(MARKER, at);
+    const ff = nextMarkerByte(bytes, at);
     if (ff < 0 || ff + 1 >= bytes.length) throw truncated();
     const next = bytes[ff + 1];
     // 0xFF00 is a stuffed data byte, RSTn a restart inside the scan; 0xFFFF a fill byte before a marker.

@@ -18,9 +18,13 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const FRAMING = 12;
 const MAX_CHUNK_LENGTH = 0x7fffffff;
 
-const KEPT_ANCILLARY = new Set(['iCCP', 'sRGB', 'gAMA', 'cHRM', 'cICP', 'mDCV', 'cLLI', 'sBIT', 'tRNS', 'bKGD', 'pHYs', 'acTL', 'fcTL', 'fdAT']);
+/** A chunk type as a number: compared without making a string per chunk. */
+const chunkType = (name: string) => Buffer.from(name, 'latin1').readUInt32BE(0);
+const IDAT = chunkType('IDAT');
+const IEND = chunkType('IEND');
+const KEPT_ANCILLARY = new Set(['iCCP', 'sRGB', 'gAMA', 'cHRM', 'cICP', 'mDCV', 'cLLI', 'sBIT', 'tRNS', 'bKGD', 'pHYs', 'acTL', 'fcTL', 'fdAT'].map(chunkType));
 /** Named in what is tallied; any other dropped chunk is "other ancillary chunk". */
-const NAMED_DROPS = new Set(['tEXt', 'zTXt', 'iTXt', 'eXIf', 'tIME']);
+const NAMED_DROPS = new Map(['tEXt', 'zTXt', 'iTXt', 'eXIf', 'tIME'].map((name) => [chunkType(name), name]));
 
 /** A chunk type is four ASCII letters; the first one's case says critical (upper) or ancillary (lower). */
 const isLetter = (byte: number) => (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
@@ -41,13 +45,13 @@ export function stripPng(bytes: Buffer, write = true): Stripped {
       if (!imageData) throw errors.invalidImage('truncated');
       break;
     }
-    const type = bytes.toString('latin1', at + 4, at + 8);
+    const type = bytes.readUInt32BE(at + 4);
     const critical = (bytes[at + 4] & 0x20) === 0;
     if (critical || KEPT_ANCILLARY.has(type)) out.keep(end);
-    else out.drop(end, NAMED_DROPS.has(type) ? type : 'other ancillary chunk');
-    if (type === 'IDAT') imageData = true;
+    else out.drop(end, NAMED_DROPS.get(type) ?? 'other ancillary chunk');
+    if (type === IDAT) imageData = true;
     at = end;
-    ended = type === 'IEND';
+    ended = type === IEND;
     if (ended) break;
   }
   out.drop(bytes.length, ended ? 'after IEND' : 'unreadable tail');

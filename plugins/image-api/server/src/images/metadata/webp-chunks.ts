@@ -25,15 +25,21 @@ const FLAG_EXIF = 0x08;
 const FLAG_XMP = 0x04;
 const VP8L_SIGNATURE = 0x2f;
 
+/** A chunk's fourcc as a number: compared without making a string per chunk. */
+const fourcc = (name: string) => Buffer.from(name, 'latin1').readUInt32BE(0);
+const [VP8X, ICCP, ANIM, ANMF, ALPH, VP8, VP8L, EXIF, XMP] = ['VP8X', 'ICCP', 'ANIM', 'ANMF', 'ALPH', 'VP8 ', 'VP8L', 'EXIF', 'XMP '].map(fourcc);
+
 /** Chunks that make the picture; what else a frame holds is dropped too. */
-const KEPT = new Set(['VP8X', 'ICCP', 'ANIM', 'ANMF', 'ALPH', 'VP8 ', 'VP8L']);
-const FRAME_KEPT = new Set(['ALPH', 'VP8 ', 'VP8L']);
-const LABELS: Record<string, string> = { EXIF: 'EXIF', 'XMP ': 'XMP' };
+const KEPT = new Set([VP8X, ICCP, ANIM, ANMF, ALPH, VP8, VP8L]);
+const FRAME_KEPT = new Set([ALPH, VP8, VP8L]);
+const label = (type: number) => (type === EXIF ? 'EXIF' : type === XMP ? 'XMP' : 'unknown chunk');
+const frameLabel = (type: number) => (type === EXIF ? 'EXIF in a frame' : type === XMP ? 'XMP in a frame' : 'unknown chunk in a frame');
 
 const truncated = () => errors.invalidImage('truncated');
 
 interface Chunk {
-  type: string;
+  /** Its fourcc (`fourcc`). */
+  type: number;
   /** Where its data starts, where it ends, where its padding (to an even size) ends. */
   data: number;
   end: number;
@@ -47,7 +53,7 @@ function chunkAt(bytes: Buffer, at: number, limit: number): Chunk | null {
   const data = at + CHUNK_HEADER;
   const end = data + size;
   if (end > limit) return null;
-  return { type: bytes.toString('latin1', at, at + 4), data, end, next: Math.min(end + (size & 1), limit) };
+  return { type: bytes.readUInt32BE(at), data, end, next: Math.min(end + (size & 1), limit) };
 }
 
 /** A VP8L bitstream's header says its alpha is used: bit 28 after the signature byte. */
@@ -55,7 +61,7 @@ const vp8lHasAlpha = (bytes: Buffer, chunk: Chunk) =>
   chunk.end - chunk.data >= 5 && bytes[chunk.data] === VP8L_SIGNATURE && (bytes.readUInt32LE(chunk.data + 1) >>> 28) & 1;
 
 /** The chunk holds pixels with alpha (ALPH, or a VP8L saying so). */
-const isAlpha = (bytes: Buffer, chunk: Chunk) => chunk.type === 'ALPH' || (chunk.type === 'VP8L' && Boolean(vp8lHasAlpha(bytes, chunk)));
+const isAlpha = (bytes: Buffer, chunk: Chunk) => chunk.type === ALPH || (chunk.type === VP8L && Boolean(vp8lHasAlpha(bytes, chunk)));
 
 /** The RIFF's declared end, when it is a WebP that fits in the input. */
 function riffEnd(bytes: Buffer): number | null {
@@ -79,9 +85,9 @@ function frameHasAlpha(bytes: Buffer, frame: Chunk): boolean {
 export function withTrueAlphaFlag(bytes: Buffer): Buffer {
   const limit = riffEnd(bytes);
   const first = limit && chunkAt(bytes, HEADER, limit);
-  if (!limit || !first || first.type !== 'VP8X' || first.end - first.data < VP8X_SIZE || bytes[first.data] & FLAG_ALPHA) return bytes;
+  if (!limit || !first || first.type !== VP8X || first.end - first.data < VP8X_SIZE || bytes[first.data] & FLAG_ALPHA) return bytes;
   for (let at = first.next, chunk = chunkAt(bytes, at, limit); chunk; at = chunk.next, chunk = chunkAt(bytes, at, limit)) {
-    if (isAlpha(bytes, chunk) || (chunk.type === 'ANMF' && frameHasAlpha(bytes, chunk))) {
+    if (isAlpha(bytes, chunk) || (chunk.type === ANMF && frameHasAlpha(bytes, chunk))) {
       const repaired = Buffer.from(bytes);
       repaired[first.data] |= FLAG_ALPHA;
       return repaired;
@@ -103,7 +109,7 @@ function keepFrame(out: ByteRewrite, bytes: Buffer, frame: Chunk): boolean {
       out.keep(sub.next);
       alpha ||= isAlpha(bytes, sub);
     } else {
-      out.drop(sub.next, `${LABELS[sub.type] ?? 'unknown chunk'} in a frame`);
+      out.drop(sub.next, frameLabel(sub.type));
     }
   }
   if (at !== frame.end) throw truncated();
@@ -128,8 +134,8 @@ export function stripWebp(bytes: Buffer, write = true): Stripped {
   out.keep(HEADER);
   const first = chunkAt(bytes, HEADER, limit);
   if (!first) throw truncated();
-  const extended = first.type === 'VP8X';
-  if (!extended && first.type !== 'VP8 ' && first.type !== 'VP8L') throw errors.invalidImage('first chunk');
+  const extended = first.type === VP8X;
+  if (!extended && first.type !== VP8 && first.type !== VP8L) throw errors.invalidImage('first chunk');
   if (extended && first.end - first.data < VP8X_SIZE) throw errors.invalidImage('VP8X');
   const flagsAt = out.outputPosition + CHUNK_HEADER;
   out.keep(first.next);
@@ -138,8 +144,8 @@ export function stripWebp(bytes: Buffer, write = true): Stripped {
   for (let chunk = chunkAt(bytes, at, limit); chunk; at = chunk.next, chunk = chunkAt(bytes, at, limit)) {
     // A simple WebP is its one VP8 or VP8L chunk: whatever follows it is no part of the picture.
     if (!extended || !KEPT.has(chunk.type)) {
-      out.drop(chunk.next, LABELS[chunk.type] ?? 'unknown chunk');
-    } else if (chunk.type === 'ANMF') {
+      out.drop(chunk.next, label(chunk.type));
+    } else if (chunk.type === ANMF) {
       alpha = keepFrame(out, bytes, chunk) || alpha;
     } else {
       out.keep(chunk.next);
