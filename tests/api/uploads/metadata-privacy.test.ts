@@ -2,8 +2,12 @@
 import exifr from 'exifr';
 import sharp from 'sharp';
 import { useApp } from '../../helpers/app';
-import { jpeg, PERSONAL_EXIF, withPersonalExif } from '../../helpers/fixtures';
-import { binaryParser } from '../../helpers/image-json';
+import { animated, gif, jpeg, png, PERSONAL_EXIF, webp, withPersonalExif } from '../../helpers/fixtures';
+import { binaryParser, expectServedFiles } from '../../helpers/image-json';
+import {
+  GPS_TEXT, gifComment, gifXmp, holds, jpegSegment, motionPhotoVideo, pngChunkList, rawProfileExif, tEXt, tiffWithText,
+  webpChunkList, withGifBlocks, withJpegSegments, withPngChunks, xmpPacket,
+} from '../../helpers/metadata-fixtures';
 
 const app = useApp();
 
@@ -32,11 +36,9 @@ describe('by default, metadata is removed from every stored file', () => {
     }
     const stored = await fetchBytes(res.body.image.url);
     expect(stored.length).toBe(res.body.image.size);
-    if (format !== 'webp') {
-      // JPEG and PNG are cleaned losslessly: the same pixels, a few bytes less.
-      expect(await pixels(stored)).toBe(await pixels(received));
-      expect(stored.length).toBeLessThan(received.length);
-    }
+    // Cleaned losslessly: the same pixels, a few bytes less.
+    expect(await pixels(stored)).toBe(await pixels(received));
+    expect(stored.length).toBeLessThan(received.length);
   });
 
   test('a rotated photo with GPS: upright, and no GPS', async () => {
@@ -50,10 +52,125 @@ describe('by default, metadata is removed from every stored file', () => {
     expect([(await sharp(stored).metadata()).width, (await sharp(stored).metadata()).height]).toEqual([200, 300]);
   });
 
-  test('an image without metadata is stored byte for byte', async () => {
-    const received = await jpeg(200, 100);
-    const res = await upload(received, 'plain.jpg');
+  test.each([
+    ['jpg', () => jpeg(200, 100)],
+    ['png', () => png(60, 40, true)],
+    ['gif', () => gif(60, 40)],
+    ['gif', () => animated(30, 20, 3)],
+    ['webp', () => webp(60, 40)],
+  ])('an image without metadata is stored byte for byte (%s)', async (extension, make) => {
+    const received = await make();
+    const res = await upload(received, `plain.${extension}`);
+    expect(res.status).toBe(200);
     expect((await fetchBytes(res.body.image.url)).equals(received)).toBe(true);
+  });
+});
+
+/** The upload's three files, read back as a client would (md5 and size checked against the JSON). */
+async function storedFiles(received: Buffer, filename: string) {
+  const res = await upload(received, filename);
+  expect(res.status).toBe(200);
+  const original = await expectServedFiles(app, res.body.image);
+  const [thumb, medium] = [await fetchBytes(res.body.image.thumb.url), await fetchBytes(res.body.image.medium.url)];
+  return { image: res.body.image, original, thumb, medium };
+}
+
+/** None of `needles` in any of the stored files. */
+function expectNoneOf(files: Buffer[], needles: Array<string | Buffer>) {
+  for (const file of files) for (const needle of needles) expect([needle, holds(file, needle)]).toEqual([needle, false]);
+}
+
+/** An APP1 segment with the EXIF sharp writes (GPS, camera, artist). */
+async function exifSegment(): Promise<Buffer> {
+  const withExif = await withPersonalExif('jpeg', 16, 16);
+  const at = withExif.indexOf(Buffer.from('Exif\0\0', 'latin1')) - 4;
+  return withExif.subarray(at, at + 2 + withExif.readUInt16BE(at + 2));
+}
+
+describe('what libvips does not report is found in the file and removed, losslessly', () => {
+  const XMP_NEEDLES = ['XMP DataXMP', 'xmpmeta', 'http://ns.adobe.com', 'GPS', 'Jane Doe'];
+
+  test('a GIF with XMP (its GPS position) and a comment: stored as the same GIF without them', async () => {
+    const base = await animated(40, 30, 3);
+    const received = withGifBlocks(base, gifComment(`Taken by Jane Doe, ${GPS_TEXT}`), gifXmp());
+    expect((await sharp(received).metadata()).xmp).toBeUndefined();
+    const { original, thumb, medium, image } = await storedFiles(received, 'xmp.gif');
+    expect(original.equals(base)).toBe(true);
+    expect(image.size).toBe(base.length);
+    expectNoneOf([original, thumb, medium], XMP_NEEDLES);
+  });
+
+  test('a PNG with ImageMagick\'s zTXt "Raw profile type exif" (GPS) and a tEXt comment: stored without them', async () => {
+    const base = await png(60, 40);
+    const received = withPngChunks(base, rawProfileExif(tiffWithText('Jane Doe', GPS_TEXT)), tEXt('Comment', `Home, ${GPS_TEXT}`));
+    const { original, thumb, medium } = await storedFiles(received, 'profile.png');
+    expect(original.equals(base)).toBe(true);
+    expect(pngChunkList(original).map((chunk) => chunk.type)).toEqual(pngChunkList(base).map((chunk) => chunk.type));
+    expectNoneOf([original, thumb, medium], ['zTXt', 'tEXt', 'Raw profile', 'GPS', 'Home']);
+  });
+
+  test('a motion photo (a JPEG with EXIF, then an MP4 with a GPS atom): stored as the picture alone', async () => {
+    const base = await jpeg(120, 80);
+    const video = motionPhotoVideo();
+    const received = Buffer.concat([withJpegSegments(base, await exifSegment()), video]);
+    const { original, thumb, medium } = await storedFiles(received, 'motion.jpg');
+    expect(original.equals(base)).toBe(true);
+    expectNoneOf([original, thumb, medium], ['Exif', 'ftyp', 'GPS', 'PhoneCo', video.subarray(8, 40)]);
+  });
+
+  test('an MPO-style file (a second JPEG with its own EXIF and GPS after EOI): stored as the first picture alone', async () => {
+    const base = await jpeg(120, 80);
+    const second = await withPersonalExif('jpeg', 60, 40);
+    const received = Buffer.concat([withJpegSegments(base, jpegSegment(0xe2, Buffer.from('MPF\0MM\0\x2a', 'latin1'))), second]);
+    const { original, thumb, medium } = await storedFiles(received, 'mpo.jpg');
+    expect(original.equals(base)).toBe(true);
+    expectNoneOf([original, thumb, medium], ['Exif', 'MPF', 'Jane Doe', 'PhoneCo', second.subarray(second.length - 64)]);
+  });
+
+  test('a lossless WebP with EXIF stays lossless: its VP8L chunk byte for byte, and smaller', async () => {
+    const received = await sharp(await png(80, 60)).webp({ lossless: true }).withExif(PERSONAL_EXIF).toBuffer();
+    const { original, thumb, medium, image } = await storedFiles(received, 'lossless.webp');
+    expect(webpChunkList(original).map((chunk) => chunk.type)).toEqual(['VP8X', 'VP8L']);
+    const vp8l = (file: Buffer) => webpChunkList(file).find((chunk) => chunk.type === 'VP8L')!.bytes;
+    expect(vp8l(original).equals(vp8l(received))).toBe(true);
+    expect(image.size).toBeLessThan(received.length);
+    expect(await pixels(original)).toBe(await pixels(received));
+    expectNoneOf([original, thumb, medium], ['EXIF', 'Exif', 'Jane Doe', 'PhoneCo']);
+  });
+
+  test.each([
+    ['with EXIF, as exiftool writes it', true],
+    ['without metadata', false],
+  ])('a WebP with alpha whose VP8X alpha flag is 0 (%s): transparent in the original, .md and .th', async (_label, withExif) => {
+    // Left half transparent, right half opaque red.
+    const px = Buffer.alloc(64 * 64 * 4);
+    for (let i = 0; i < 64 * 64; i++) px.set(i % 64 < 32 ? [0, 0, 0, 0] : [220, 20, 20, 255], i * 4);
+    const encoder = sharp(px, { raw: { width: 64, height: 64, channels: 4 } }).webp({ lossless: true }).withIccProfile('srgb');
+    const received = Buffer.from(await (withExif ? encoder.withExif(PERSONAL_EXIF) : encoder).toBuffer());
+    received[20] &= ~0x10;
+    expect((await sharp(received).metadata()).hasAlpha).toBe(false);
+    const { original, thumb, medium, image } = await storedFiles(received, 'alpha.webp');
+    expect(original[20] & 0x10).toBe(0x10);
+    expect([image.channels, image.medium.channels, image.thumb.channels]).toEqual([4, 4, 4]);
+    for (const file of [original, medium, thumb]) {
+      const { data, info } = await sharp(file).raw().toBuffer({ resolveWithObject: true });
+      expect(info.channels).toBe(4);
+      const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4)];
+      expect(at(0, info.height >> 1)[3]).toBe(0);
+      // Variants are lossy WebP: the red within a few levels.
+      const red = at(info.width - 1, info.height >> 1);
+      expect(red[3]).toBe(255);
+      expect(Math.max(...[220, 20, 20].map((value, i) => Math.abs(red[i] - value)))).toBeLessThanOrEqual(8);
+    }
+    if (withExif) expectNoneOf([original], ['EXIF', 'Jane Doe']);
+  });
+
+  test('an AVIF with EXIF and XMP items: re-encoded without either', async () => {
+    const received = await sharp(await png(64, 48)).avif().withExif(PERSONAL_EXIF).withXmp(xmpPacket().toString('utf8')).toBuffer();
+    expect(holds(received, 'Exif') && holds(received, 'xmpmeta')).toBe(true);
+    const { original, thumb, medium, image } = await storedFiles(received, 'meta.avif');
+    expect(image.extension).toBe('avif');
+    expectNoneOf([original, thumb, medium], ['Exif', 'xmpmeta', 'application/rdf+xml', 'Jane Doe', 'PhoneCo']);
   });
 });
 
@@ -74,6 +191,15 @@ describe('keepExif keeps it, and reports what was received', () => {
     expect((await exifr.gps(stored)).latitude).toBeCloseTo(48.8582, 3);
     const record = await app.strapi.db.query('plugin::image-api.image').findOne({ where: { id_encoded: res.body.image.id_encoded } });
     expect(record.original_exifdata).toMatchObject({ Artist: 'Jane Doe' });
+  });
+
+  test('everything stays: comments, XMP and what follows EOI too', async () => {
+    const received = Buffer.concat([withJpegSegments(await jpeg(40, 30), await exifSegment()), motionPhotoVideo()]);
+    const res = await upload(received, 'kept-motion.jpg');
+    expect((await fetchBytes(res.body.image.url)).equals(received)).toBe(true);
+    const gifReceived = withGifBlocks(await gif(20, 20), gifComment(GPS_TEXT), gifXmp());
+    const gifRes = await upload(gifReceived, 'kept.gif');
+    expect((await fetchBytes(gifRes.body.image.url)).equals(gifReceived)).toBe(true);
   });
 
   test('an image without EXIF reports null', async () => {

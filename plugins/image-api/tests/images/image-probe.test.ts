@@ -1,7 +1,10 @@
 import sharp from 'sharp';
 import { probeImage, sniffType } from '../../server/src/images/image-probe';
 import { IMAGE_TYPES } from '../../server/src/config';
-import { bmp, gif, html, jpeg, pdf, png, randomBytes, svg, tiff, webp, animated, rotatedJpeg } from '../../../../tests/helpers/fixtures';
+import { bmp, gif, html, jpeg, pdf, png, randomBytes, svg, tiff, webp, animated, rotatedJpeg, pixels, PERSONAL_EXIF } from '../../../../tests/helpers/fixtures';
+import {
+  GPS_TEXT, gifComment, gifXmp, jpegComment, motionPhotoVideo, tEXt, withGifBlocks, withJpegSegments, withPngChunks, xmpPacket,
+} from '../../../../tests/helpers/metadata-fixtures';
 import { refusal } from '../refusal';
 import { heic, heicBomb } from '../../../../tools/support/images/heif';
 import { animatedGif } from '../../../../tools/support/images/gif';
@@ -134,5 +137,34 @@ describe('a GIF must end with its trailer', () => {
   });
   test('a whole GIF passes', async () => {
     expect(await probeImage(await gif(8, 8), IMAGE_TYPES, LIMITS)).toMatchObject({ type: 'gif' });
+  });
+});
+
+describe('hasMetadata: what the container holds, not what libvips reports', () => {
+  test.each([
+    ['a plain JPEG', () => jpeg(16, 16), false],
+    ['a JPEG with a comment', async () => withJpegSegments(await jpeg(16, 16), jpegComment('Jane Doe')), true],
+    ['a JPEG followed by a video', async () => Buffer.concat([await jpeg(16, 16), motionPhotoVideo()]), true],
+    ['a plain PNG', () => png(16, 16), false],
+    ['a PNG with a tEXt chunk', async () => withPngChunks(await png(16, 16), tEXt('Comment', GPS_TEXT)), true],
+    ['a plain GIF', () => gif(16, 16), false],
+    ['a GIF with a comment', async () => withGifBlocks(await gif(16, 16), gifComment(GPS_TEXT)), true],
+    ['a GIF with XMP', async () => withGifBlocks(await gif(16, 16), gifXmp()), true],
+    ['a plain WebP', () => webp(16, 16), false],
+    ['a WebP with EXIF', () => sharp(pixels(16, 16), { raw: { width: 16, height: 16, channels: 3 } }).webp().withExif(PERSONAL_EXIF).toBuffer(), true],
+    ['a plain AVIF', () => sharp(pixels(16, 16), { raw: { width: 16, height: 16, channels: 3 } }).avif().toBuffer(), false],
+    ['an AVIF with XMP', () => sharp(pixels(16, 16), { raw: { width: 16, height: 16, channels: 3 } }).avif().withXmp(xmpPacket().toString('utf8')).toBuffer(), true],
+    ['a BMP', async () => bmp(8, 8), false],
+  ])('%s: %s', async (_label, make, expected) => {
+    const bytes = await make();
+    expect((await probeImage(bytes, IMAGE_TYPES, LIMITS)).hasMetadata).toBe(expected);
+  });
+
+  test('a structure that cannot be walked is refused (400/311), as the decoder would', async () => {
+    const image = await jpeg(16, 16);
+    // After the JFIF segment (file-type recognises the JPEG by its first three bytes), before the tables.
+    const at = 4 + image.readUInt16BE(4);
+    const junk = Buffer.concat([image.subarray(0, at), Buffer.from('junk'), image.subarray(at)]);
+    expect(await refusal(probeImage(junk, IMAGE_TYPES, LIMITS))).toEqual({ status: 400, code: 311, message: 'Invalid image: bytes between segments' });
   });
 });

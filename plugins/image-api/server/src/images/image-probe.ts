@@ -6,7 +6,7 @@
 import FileType from 'file-type';
 import sharp, { type Metadata } from 'sharp';
 import { errors } from '../http/api-error';
-import { hasPersonalMetadata } from './image-metadata';
+import { metadataIn } from './metadata/strip-metadata';
 import { HEIF_OPEN } from './decoders/image-decoders';
 import { checkBounds, checkFrames, type ImageLimits } from './animation-bounds';
 import type { ImageType } from '../config';
@@ -25,7 +25,10 @@ export interface ProbedImage {
   channels: number;
   /** EXIF orientation, 1 when upright or absent. */
   orientation: number;
-  /** EXIF, XMP or IPTC present. */
+  /**
+   * Metadata present: what metadata/ would remove (EXIF, XMP, IPTC, comments, text chunks, a JPEG's
+   * trailer...), or a HEIF's EXIF or XMP item.
+   */
   hasMetadata: boolean;
 }
 
@@ -102,6 +105,8 @@ export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], l
   // Counted from the container first: libvips would keep a record of every frame while it reads them.
   checkFrames(bytes, type, limits);
   let probed: ProbedImage;
+  /** A HEIF's EXIF or XMP as libheif hands it to libvips (heif-items.ts reads the boxes too). */
+  let heifMetadata = false;
   if (type === 'bmp') {
     probed = { type, pages: 1, channels: 4, orientation: 1, hasMetadata: false, ...bmpDimensions(bytes) };
   } else {
@@ -121,12 +126,16 @@ export async function probeImage(bytes: Buffer, allowed: readonly ImageType[], l
       bits: meta.bitsPerSample ?? BITS_BY_DEPTH[meta.depth] ?? 8,
       channels: meta.channels,
       orientation: meta.orientation ?? 1,
-      hasMetadata: hasPersonalMetadata(meta),
+      hasMetadata: false,
     };
+    heifMetadata = (type === 'heic' || type === 'avif') && Boolean(meta.exif || meta.xmp || meta.iptc);
     // For multi-frame images the frame height is pageHeight.
     if (probed.pages > 1 && meta.pageHeight) probed.height = meta.pageHeight;
   }
   if (!probed.width || !probed.height) throw errors.invalidImage('zero dimensions');
   checkBounds(probed, limits);
+  // From the container, not from libvips (which sees no GIF comment, PNG text chunk or JPEG trailer);
+  // last, once the cheaper refusals have answered. Refuses a structure that cannot be followed.
+  probed.hasMetadata = heifMetadata || metadataIn(bytes, type).length > 0;
   return probed;
 }

@@ -6,7 +6,7 @@
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from '../http/api-error';
 import type { ProbedImage } from './image-probe';
-import { isClean, stripLossless } from './image-metadata';
+import { stripMetadata } from './metadata/strip-metadata';
 import { settleAll } from './settle-all';
 import { concurrencyLimit } from './concurrency-limit';
 import { bmpAsPng } from './decoders/bmp-renditions';
@@ -208,9 +208,10 @@ async function resizedOriginal(
 
 /**
  * The stored original. Upright, metadata-free originals keep their exact bytes (animations too).
- * Rotated ones and BMPs are re-encoded. Personal metadata is removed losslessly where possible
- * (JPEG, PNG), else by re-encoding; `keepExif` keeps it. Kept bytes are still fully decoded by the
- * variant renders, so corrupt data is refused, not stored.
+ * Rotated ones and BMPs are re-encoded. Metadata is removed by rewriting the container without it
+ * (metadata/: JPEG, PNG, GIF and WebP keep their coded pixels byte for byte); an AVIF with metadata is
+ * re-encoded; `keepExif` keeps it all. Kept bytes are still fully decoded by the variant renders, so
+ * corrupt data is refused, not stored.
  */
 async function storedOriginal(
   bytes: Buffer,
@@ -231,14 +232,16 @@ async function storedOriginal(
   if (probed.orientation > 1 && !animated) {
     const pipeline = options.keepExif ? open().keepMetadata() : open().keepIccProfile();
     const image = await render(pipeline, format, quality);
-    return { ...image, bits: probed.bits };
+    // libvips writes no EXIF or XMP without keepMetadata; the walk drops anything else it carried over.
+    const buffer = options.keepExif ? image.buffer : (stripMetadata(image.buffer, format)?.bytes ?? image.buffer);
+    return { ...image, buffer, bits: probed.bits };
   }
+  // The probe walked the container already: a file without metadata costs no second pass.
   if (options.keepExif || !probed.hasMetadata) return kept(bytes);
+  const stripped = stripMetadata(bytes, probed.type);
+  if (stripped) return kept(stripped.bytes);
 
-  if (format === 'jpeg' || format === 'png') {
-    const cleaned = await stripLossless(bytes);
-    if (await isClean(cleaned)) return kept(cleaned);
-  }
+  // An AVIF with EXIF or XMP items (its boxes are not rewritten): re-encoded, with its ICC profile only.
   const reencoded = sharp(bytes, animated ? everyFrame(probed) : { failOn: 'warning', limitInputPixels: options.maxPixels, ...heifOpen(probed) }).keepIccProfile();
   return { ...(await render(reencoded, format, quality)), width: probed.width, height: probed.height, bits: probed.bits };
 }

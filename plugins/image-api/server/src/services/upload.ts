@@ -6,7 +6,8 @@
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import type { StoredImage } from '../http/image-json';
-import { readExif } from '../images/image-metadata';
+import { readExif } from '../images/metadata/exif-read';
+import { withTrueAlphaFlag } from '../images/metadata/webp-chunks';
 import { probeImage } from '../images/image-probe';
 import { buildRenditions, checkStoredBytes, type Renditions } from '../images/image-variants';
 import { runImageWork } from '../images/image-work';
@@ -65,10 +66,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (earlier) return duplicates.answerFor(apiKey, earlier);
       const workDone = metrics.timeImageWork();
       const { renditions, originalExif } = await runImageWork(async () => {
-        const probed = await probeImage(bytes, cfg.allowedTypes, cfg);
+        // A WebP whose VP8X flags deny the alpha its image has would be decoded without it: repaired first.
+        const decodable = withTrueAlphaFlag(bytes);
+        const probed = await probeImage(decodable, cfg.allowedTypes, cfg);
         const [renditions, originalExif] = await settleAll<[Renditions, Record<string, unknown> | null]>([
-          buildRenditions(bytes, probed, cfg, request.width),
-          cfg.keepExif && probed.hasMetadata ? readExif(bytes) : Promise.resolve(null),
+          buildRenditions(decodable, probed, cfg, request.width),
+          cfg.keepExif && probed.hasMetadata ? readExif(decodable) : Promise.resolve(null),
         ]);
         checkStoredBytes(renditions, cfg.maxBytes);
         return { renditions, originalExif };
