@@ -520,6 +520,20 @@ function cString(bytes: Buffer, at: number): [string, number] {
   return [bytes.toString('utf8', at, end), end + 1];
 }
 
+/**
+ * Runs a read of one box's fields; a box too short for them (a Buffer read past its end: RangeError)
+ * is noted and skipped, the walk goes on.
+ */
+function guarded(scan: ImageScan, what: string, read: () => void) {
+  try {
+    read();
+  } catch (error) {
+    // By name: Node's buffer errors come from its own realm, not a test sandbox's RangeError.
+    if ((error as Error).name !== 'RangeError') throw error;
+    scan.problems.push(`${what} too short for its fields`);
+  }
+}
+
 const ALPHA_AUX = new Set(['urn:mpeg:mpegB:cicp:systems:auxiliary:alpha', 'urn:mpeg:hevc:2015:auxid:1']);
 
 function scanHeif(bytes: Buffer, scan: ImageScan) {
@@ -535,13 +549,13 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
 
   let primary = -1;
   const pitm = child('pitm');
-  if (pitm) primary = pitm.body[0] === 0 ? pitm.body.readUInt16BE(4) : pitm.body.readUInt32BE(4);
+  if (pitm) guarded(scan, 'pitm', () => (primary = pitm.body[0] === 0 ? pitm.body.readUInt16BE(4) : pitm.body.readUInt32BE(4)));
 
   const items = new Map<number, { type: string; contentType: string }>();
   const iinf = child('iinf');
   if (iinf) {
     const start = iinf.body[0] === 0 ? 6 : 8;
-    for (const infe of boxes(iinf.body, start, iinf.body.length, scan).filter((box) => box.type === 'infe')) {
+    for (const infe of boxes(iinf.body, start, iinf.body.length, scan).filter((box) => box.type === 'infe')) guarded(scan, 'infe', () => {
       const b = infe.body;
       const version = b[0];
       if (version >= 2) {
@@ -557,7 +571,7 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
         const [, afterName] = cString(b, 8);
         items.set(id, { type: 'mime', contentType: cString(b, afterName)[0] });
       }
-    }
+    });
   }
   for (const [id, item] of items) scan.parts.push(`item ${id} ${item.type}${item.contentType ? ` ${item.contentType}` : ''}`);
 
@@ -566,7 +580,7 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
   const iref = child('iref');
   if (iref) {
     const wide = iref.body[0] !== 0;
-    for (const ref of boxes(iref.body, 4, iref.body.length, scan)) {
+    for (const ref of boxes(iref.body, 4, iref.body.length, scan)) guarded(scan, `iref ${ref.type}`, () => {
       const b = ref.body;
       let at = 0;
       const id = () => {
@@ -574,14 +588,13 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
         at += wide ? 4 : 2;
         return value;
       };
-      if (b.length < (wide ? 6 : 4)) continue;
       const from = id();
       const count = b.readUInt16BE(at);
       at += 2;
       const to: number[] = [];
       for (let i = 0; i < count && at + (wide ? 4 : 2) <= b.length; i++) to.push(id());
       references.push({ type: ref.type, from, to });
-    }
+    });
   }
 
   // Properties and which items they belong to.
@@ -592,7 +605,7 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
     const inIprp = boxes(iprp.body, 0, iprp.body.length, scan);
     const ipco = inIprp.find((box) => box.type === 'ipco');
     if (ipco) properties.push(...boxes(ipco.body, 0, ipco.body.length, scan));
-    for (const ipma of inIprp.filter((box) => box.type === 'ipma')) {
+    for (const ipma of inIprp.filter((box) => box.type === 'ipma')) guarded(scan, 'ipma', () => {
       const b = ipma.body;
       const version = b[0];
       const wideIndex = (b[3] & 1) === 1;
@@ -610,7 +623,7 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
         }
         associations.set(id, [...(associations.get(id) ?? []), ...list]);
       }
-    }
+    });
   }
   const propertiesOf = (id: number) => (associations.get(id) ?? []).map((index) => properties[index - 1]).filter((box): box is Box => Boolean(box));
 
@@ -618,7 +631,7 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
   let rotated = false;
   let channels = 3;
   let bits = 8;
-  for (const property of own) {
+  for (const property of own) guarded(scan, property.type, () => {
     const b = property.body;
     if (property.type === 'ispe' && b.length >= 12) [scan.width, scan.height] = [b.readUInt32BE(4), b.readUInt32BE(8)];
     else if (property.type === 'irot' && b.length >= 1) rotated = (b[0] & 1) === 1;
@@ -627,7 +640,7 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
       scan.parts.push(`colr ${kind}`);
       if (kind === 'prof' || kind === 'rICC') scan.icc = Buffer.from(b.subarray(4));
     }
-  }
+  });
   // Bits and channels: pixi when present, else the codec's configuration.
   const pixi = own.find((box) => box.type === 'pixi');
   const av1C = own.find((box) => box.type === 'av1C');
@@ -644,7 +657,7 @@ function scanHeif(bytes: Buffer, scan: ImageScan) {
     if ((hvcC.body[16] & 3) === 0) channels = 1;
   }
   const alphaItem = references.some(
-    (ref) => ref.type === 'auxl' && ref.to.includes(primary) && propertiesOf(ref.from).some((box) => box.type === 'auxC' && ALPHA_AUX.has(cString(box.body, 4)[0]))
+    (ref) => ref.type === 'auxl' && ref.to.includes(primary) && propertiesOf(ref.from).some((box) => box.type === 'auxC' && box.body.length > 4 && ALPHA_AUX.has(cString(box.body, 4)[0]))
   );
   scan.channels = channels + (alphaItem ? 1 : 0);
   scan.bits = bits;
