@@ -1,11 +1,12 @@
 /**
  * The byte readers the corpus test judges the service with (tests/helpers/metadata-scan.ts), checked
  * on files made by hand here, byte by byte: a checker that misreads would pass what it should fail.
- * No app: these are the helper's own tests.
+ * And the corpus (tools/support/images/corpus.js) read by them: each entry holds what its truth says.
+ * No app: these are the helpers' own tests.
  */
 import zlib from 'zlib';
 import { forbiddenMetadata, iccDescription, scanImage, type ImageScan } from '../../helpers/metadata-scan';
-import { exifTiff, iccProfile } from '../../../tools/support/images/corpus';
+import { corpusCases, corpusEntry, exifTiff, iccProfile } from '../../../tools/support/images/corpus';
 
 const u16 = (v: number) => Buffer.from([v >> 8, v & 0xff]);
 const u32 = (v: number) => {
@@ -374,4 +375,22 @@ test('ICC descriptions: v2 text and v4 mluc', () => {
 test('anything else is unknown, with nothing personal', () => {
   expect(scanImage(Buffer.from('hello')).container).toBe('unknown');
   expect(forbiddenMetadata(Buffer.alloc(0))).toEqual([]);
+});
+
+describe('the corpus holds what its truth says, as the scanner reads it', () => {
+  test.each(corpusCases.map((c) => [c.name]))('%s', async (name) => {
+    const { truth, bytes } = await corpusEntry(name);
+    const scan = scanImage(bytes);
+    const container = { jpeg: 'jpeg', png: 'png', gif: 'gif', webp: 'webp', avif: 'heif', heic: 'heif', bmp: 'bmp' }[truth.format];
+    expect(scan.container).toBe(container);
+    expect(scan.problems).toEqual([]);
+    // An EXIF orientation of 5 to 8 stores the picture on its side.
+    const orientation = scan.container === 'jpeg' && /^jpeg-orientation-[5-8]$/.test(name);
+    expect(orientation ? [scan.height, scan.width] : [scan.width, scan.height]).toEqual([truth.width, truth.height]);
+    expect(scan.personal.length > 0).toBe(truth.metadata);
+    expect(scan.icc !== null).toBe(truth.icc);
+    expect(scan.animation).toEqual({ frames: truth.frames, delaysMs: truth.delaysMs ?? [], loop: truth.loop });
+    if (truth.alpha) expect([2, 4]).toContain(scan.channels);
+    if (truth.webpLossless) expect(scan.lossless).toBe(true);
+  });
 });

@@ -29,7 +29,7 @@ export interface CorpusTruth {
     alpha: boolean;
     /** The file carries metadata that locates or names someone (or bytes after its end). */
     metadata: boolean;
-    /** The file carries an ICC profile. */
+    /** The file carries an ICC profile (kept on an original stored in the same format). */
     icc: boolean;
     /** Removing the metadata must leave the coded picture as it is (a BMP: its pixels, in its PNG). */
     lossless: boolean;

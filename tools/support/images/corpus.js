@@ -605,6 +605,16 @@ const CASES = [
     },
   },
   {
+    // sharp's own Display P3 profile, the pixels converted to it by libvips from known sRGB colours.
+    name: 'jpeg-p3-sharp-profile',
+    filename: 'p3-sharp.jpg',
+    truth: truth({ format: 'jpeg', stored: 'jpeg', width: W, height: H, corners: MUTED, centre: [28, 200, 58], colours: true, metadata: true, icc: true }),
+    async make() {
+      const jpeg = await raw(quadrantPixels(W, H, MUTED, [28, 200, 58], 3), W, H, 3).withIccProfile('p3').jpeg({ quality: 95 }).toBuffer();
+      return withSegments(jpeg, [exifSegment(exifTiff())]);
+    },
+  },
+  {
     name: 'jpeg-adobe-rgb-xmp',
     filename: 'adobe.jpg',
     truth: truth({
@@ -821,7 +831,7 @@ const CASES = [
     filename: 'IMG_0002.HEIC',
     truth: truth({
       format: 'heic', stored: 'jpeg', width: W, height: H,
-      corners: MUTED.map((c) => toSrgb('p3', c)), centre: toSrgb('p3', P3_GREEN), colours: true, metadata: true,
+      corners: MUTED.map((c) => toSrgb('p3', c)), centre: toSrgb('p3', P3_GREEN), colours: true, metadata: true, icc: true,
     }),
     async make() {
       const jpeg = await raw(quadrantPixels(W, H, MUTED, P3_GREEN, 3), W, H, 3).jpeg({ quality: 100, chromaSubsampling: '4:4:4' }).toBuffer();
