@@ -237,8 +237,8 @@ function scanJpeg(bytes: Buffer, scan: ImageScan) {
 // PNG
 
 const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 3, 4: 2, 6: 4 };
-/** Chunks that code the picture or the animation. */
-const PNG_IMAGE_CHUNKS = new Set(['IHDR', 'PLTE', 'tRNS', 'IDAT', 'acTL', 'fcTL', 'fdAT', 'IEND']);
+/** Chunks that code the picture or the animation (IDAT's data is taken apart). */
+const PNG_IMAGE_CHUNKS = new Set(['IHDR', 'PLTE', 'tRNS', 'acTL', 'fcTL', 'fdAT', 'IEND']);
 /** The most an iCCP profile may inflate to here: an ICC profile is at most a few megabytes. */
 const MAX_ICC = 16 << 20;
 
@@ -263,7 +263,9 @@ function scanPng(bytes: Buffer, scan: ImageScan) {
     }
     const body = bytes.subarray(at + 8, at + 8 + length);
     if (zlib.crc32(bytes.subarray(at + 4, at + 8 + length)) !== bytes.readUInt32BE(at + 8 + length)) scan.problems.push(`chunk ${type} at ${at}: bad CRC`);
-    if (PNG_IMAGE_CHUNKS.has(type)) data.push(bytes.subarray(at + 4, end));
+    // IDAT's data alone: one zlib stream, however an encoder cut it into chunks.
+    if (type === 'IDAT') data.push(body);
+    else if (PNG_IMAGE_CHUNKS.has(type)) data.push(bytes.subarray(at + 4, at + 8 + length));
     if (type === 'tEXt' || type === 'zTXt' || type === 'iTXt') {
       const nul = body.indexOf(0);
       scan.parts.push(`${type} ${latin1(body, 0, nul < 0 ? Math.min(body.length, 79) : nul)}`);

@@ -302,7 +302,7 @@ function animationFaults(file: Served, o: Outcome): string[] {
   if (found.frames !== t.frames) return [`${file.label}: ${found.frames} frame(s) of ${t.frames}`];
   if (found.delaysMs.join() !== t.delaysMs!.join()) faults.push(`${file.label}: delays ${found.delaysMs.join(',')} ms, expected ${t.delaysMs!.join(',')}`);
   // A loop count other than "for ever" is compared in the source's own container: GIF counts repeats.
-  const sameContainer = file.scan.container === (t.format === 'png' ? 'png' : t.format);
+  const sameContainer = file.scan.container === t.format;
   if ((t.loop === 0 || sameContainer) && found.loop !== t.loop) faults.push(`${file.label}: loop ${found.loop}, expected ${t.loop}`);
   return faults;
 }

@@ -179,6 +179,13 @@ describe('PNG: chunks, text keywords, animation', () => {
     const bare = Buffer.concat([signature, ihdr(4, 3), chunk('PLTE', Buffer.alloc(12)), chunk('tRNS', Buffer.from([0])), chunk('acTL', Buffer.concat([u32(2), u32(7)])), fctl(0, 15, 0), idat, fctl(1, 1, 4), chunk('fdAT', Buffer.concat([u32(2), zlib.deflateSync(Buffer.alloc(110))])), chunk('IEND', Buffer.alloc(0))]);
     expect(scanImage(bare).imageData.equals(scanImage(file).imageData)).toBe(true);
     expect(scanImage(bare).personal).toEqual([]);
+    // The same zlib stream cut into other IDAT chunks codes the same picture; another stream does not.
+    const stream = zlib.deflateSync(Buffer.alloc(11 * 10));
+    const whole = Buffer.concat([signature, ihdr(8, 0), chunk('IDAT', stream), chunk('IEND', Buffer.alloc(0))]);
+    const cut = Buffer.concat([signature, ihdr(8, 0), chunk('IDAT', stream.subarray(0, 3)), chunk('IDAT', stream.subarray(3)), chunk('IEND', Buffer.alloc(0))]);
+    const other = Buffer.concat([signature, ihdr(8, 0), chunk('IDAT', zlib.deflateSync(Buffer.alloc(11 * 10), { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+    expect(scanImage(cut).imageData.equals(scanImage(whole).imageData)).toBe(true);
+    expect(scanImage(other).imageData.equals(scanImage(whole).imageData)).toBe(false);
   });
 
   test('a bad CRC and a length past the file: noted, no exception', () => {
