@@ -529,7 +529,11 @@ let scratch = null;
 /** A HEIC of a PNG or JPEG by heif-enc (its ICC, EXIF and XMP go along). */
 async function heifEnc(input, extension, quality) {
   if (!fs.existsSync(HEIF_ENC)) throw new Error(`${HEIF_ENC} is missing: apt-get install libheif-examples (docs/development.md)`);
-  scratch ??= fs.mkdtempSync(path.join(os.tmpdir(), 'corpus-'));
+  if (!scratch) {
+    const made = fs.mkdtempSync(path.join(os.tmpdir(), 'corpus-'));
+    scratch = made;
+    process.once('exit', () => fs.rmSync(made, { recursive: true, force: true }));
+  }
   const dir = fs.mkdtempSync(path.join(scratch, 'heic-'));
   try {
     fs.writeFileSync(path.join(dir, `in.${extension}`), input);
