@@ -525,16 +525,10 @@ const TRANSPARENT = [0, 0, 0, 0];
 const raw = (data, width, height, channels) => sharp(data, { raw: { width, height, channels } });
 const rgbaOf = (corners, centre) => [corners.map((c) => [...c, 255]), centre.length === 4 ? centre : [...centre, 255]];
 
-let scratch = null;
 /** A HEIC of a PNG or JPEG by heif-enc (its ICC, EXIF and XMP go along). */
 async function heifEnc(input, extension, quality) {
   if (!fs.existsSync(HEIF_ENC)) throw new Error(`${HEIF_ENC} is missing: apt-get install libheif-examples (docs/development.md)`);
-  if (!scratch) {
-    const made = fs.mkdtempSync(path.join(os.tmpdir(), 'corpus-'));
-    scratch = made;
-    process.once('exit', () => fs.rmSync(made, { recursive: true, force: true }));
-  }
-  const dir = fs.mkdtempSync(path.join(scratch, 'heic-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corpus-heic-'));
   try {
     fs.writeFileSync(path.join(dir, `in.${extension}`), input);
     await run(HEIF_ENC, ['-q', String(quality), path.join(dir, `in.${extension}`), '-o', path.join(dir, 'out.heic')]);
