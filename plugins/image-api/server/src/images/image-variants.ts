@@ -14,6 +14,7 @@ import { heicRenditions } from './decoders/heic-renditions';
 import type { DecodedPixels } from './decoders/heic-job';
 import { HEIF_OPEN } from './decoders/image-decoders';
 import { withExifBlock } from './exif-block';
+import { fitsInJpeg, withIccBlock } from './icc-block';
 import { AVIF_EFFORT, AVIF_QUALITY } from '../delivery/render';
 import { placeholderOf, type Placeholder } from './placeholder';
 import type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
@@ -138,26 +139,24 @@ const narrowed = (options: VariantOptions, width: number | null) =>
 
 /**
  * The renditions of decoded pixels (a HEIC's, upright: decoders/heic-worker.ts runs this beside its
- * decoder): the stored original encoded as a JPEG (on white where it has transparency) and the
- * variants from the same pixels. The file's EXIF goes into the JPEG only with `keepExif`, as a JPEG's
- * would stay.
+ * decoder): the stored original encoded as a JPEG (on white where it has transparency), and the
+ * variants decoded from that JPEG (shrunk on load: a 12 MP photo's variants cost what they cost from
+ * its pixels). Pixels in another colour space than sRGB (a phone's Display P3, `decoded.icc`) keep
+ * their numbers in the original, tagged with the profile, as a P3 JPEG is; the variants' decode
+ * converts them to sRGB. The file's EXIF goes into the JPEG only with `keepExif`, as a JPEG's would
+ * stay.
  */
 export async function pixelRenditions(decoded: DecodedPixels, bytes: Buffer, options: VariantOptions, width: number | null): Promise<Renditions> {
   try {
     const raw = { width: decoded.width, height: decoded.height, channels: decoded.channels };
-    const open = () => {
-      const pixels = sharp(decoded.pixels, { raw });
-      return decoded.channels === 4 ? pixels.flatten({ background: '#ffffff' }) : pixels;
-    };
+    const pixels = sharp(decoded.pixels, { raw });
+    const opaque = decoded.channels === 4 ? pixels.flatten({ background: '#ffffff' }) : pixels;
     const resizeTo = width !== null && width < decoded.width ? width : null;
+    const encoded = await render(resizeTo === null ? opaque : opaque.resize({ width: resizeTo }), 'jpeg', originalQuality('jpeg', options));
+    const tagged = decoded.icc && fitsInJpeg(decoded.icc) ? { ...encoded, buffer: withIccBlock(encoded.buffer, decoded.icc) } : encoded;
+    const variants = await renderVariants(() => sharp(tagged.buffer, { failOn: 'warning' }), 'jpeg', narrowed(options, resizeTo));
     const exif = options.keepExif ? (await sharp(bytes, HEIF_OPEN).metadata()).exif : undefined;
-    const [original, variants] = await settleAll<[EncodedImage, Variants]>([
-      render(resizeTo === null ? open() : open().resize({ width: resizeTo }), 'jpeg', originalQuality('jpeg', options)).then((image) =>
-        exif ? { ...image, buffer: withExifBlock(image.buffer, exif) } : image
-      ),
-      renderVariants(open, 'jpeg', narrowed(options, resizeTo)),
-    ]);
-    return { original, ...variants };
+    return { original: exif ? { ...tagged, buffer: withExifBlock(tagged.buffer, exif) } : tagged, ...variants };
   } catch (error) {
     if (isApiError(error)) throw error;
     throw errors.invalidImage();
