@@ -1,7 +1,7 @@
 /**
- * What an encoded file holds, read from its own bytes (never from what an encoder was asked for, nor
- * from libvips' reading of it: libvips decodes every GIF to four bands and reports a palette's index
- * size as its bits). The image JSON's `bits` and `channels` come from here (image-variants.ts), and
+ * What an encoded file holds, read from its own bytes (not from what an encoder was asked for or
+ * reported: libvips reports a palette's index size as its bits, 1 to 8 for a GIF, and the channels
+ * of the pixels it encoded, not of the file it wrote). The image JSON's `bits` and `channels` come from here (image-variants.ts), and
  * the variants' encoding follows the source's (palette, grey, lossless WebP).
  *
  * The walks are bounded by the bytes: each step moves forward, a length past the end stops the walk,
@@ -11,7 +11,11 @@
 export interface FileLayout {
   /** Bits per channel: a palette's entries (GIF, palette PNG) are 8 bits a channel. */
   bits: number;
-  /** Channels the file holds: 1 grey, 2 grey and alpha, 3 colour, 4 colour and alpha (a PNG's tRNS or a GIF's transparent index counts as alpha). */
+  /**
+   * Channels the file holds: 1 grey, 2 grey and alpha, 3 colour, 4 colour and alpha. A PNG's tRNS
+   * and a GIF's transparent index count as alpha where they are declared (decoders give them an
+   * alpha channel): libvips declares one in every GIF it writes.
+   */
   channels: number;
   /** Colours are indices into a palette (PNG colour type 3, GIF). */
   palette: boolean;
@@ -75,7 +79,7 @@ function pastSubBlocks(bytes: Buffer, at: number): number {
   return -1;
 }
 
-/** A GIF holds 8-bit palette entries; a graphic control extension with its transparency flag set (any frame's) adds alpha. */
+/** A GIF holds 8-bit palette entries; a graphic control extension with its transparency flag set (any frame's) declares alpha. */
 function gifLayout(bytes: Buffer): FileLayout | null {
   if (bytes.length < 13 || bytes.toString('latin1', 0, 4) !== 'GIF8') return null;
   const globalTable = bytes[10] & 0x80 ? 3 * 2 ** ((bytes[10] & 7) + 1) : 0;
