@@ -62,6 +62,16 @@ describe('a Display P3 HEIC', () => {
     p3Numbers = await sharp(data, { raw: info }).png().toBuffer();
   });
 
+  test('whose colour profile is not an RGB ICC profile is stored untagged, its numbers as sRGB (no 500)', async () => {
+    const bytes = await heic({ width: 600, height: 400, colour: { icc: Buffer.alloc(500, 7) } });
+    const res = await upload(bytes, 'odd.heic');
+    expect(res.status).toBe(200);
+    const image = expectUploadJson(res.body, { extension: 'jpg', mime: 'image/jpeg' });
+    const stored = await expectServedFiles(app, image);
+    expect((await sharp(stored).metadata()).icc).toBeUndefined();
+    expect(storedLayout(stored)).toMatchObject({ bits: 8, channels: 3 });
+  });
+
   test.each<[string, () => HeicColour]>([
     ['its ICC profile', () => ({ icc: displayP3 })],
     ['nclx (primaries 12, transfer 13)', () => ({ nclx: { primaries: 12, transfer: 13, matrix: 6, fullRange: true } })],

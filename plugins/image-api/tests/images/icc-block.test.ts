@@ -37,6 +37,15 @@ test('nclx other than Display P3 is left as sRGB; an ICC profile is the file\'s 
   expect(await profileOf({ nclx: { primaries: 1, transfer: 13, matrix: 6, fullRange: true } })).toBeNull();
   expect(await profileOf({ nclx: { primaries: 9, transfer: 16, matrix: 9, fullRange: false } })).toBeNull();
   expect(await profileOf(null)).toBeNull();
-  const own = Buffer.from('profile');
+  const own = (await profileOf({ nclx: { primaries: 12, transfer: 13, matrix: 6, fullRange: true } }))!;
   expect(await profileOf({ icc: own })).toBe(own);
+});
+
+test('an ICC profile that is not one for RGB pixels is not carried (lcms would refuse it too)', async () => {
+  const p3 = (await profileOf({ nclx: { primaries: 12, transfer: 13, matrix: 6, fullRange: true } }))!;
+  const cmyk = Buffer.from(p3);
+  cmyk.write('CMYK', 16, 'latin1');
+  const lying = Buffer.from(p3);
+  lying.writeUInt32BE(p3.length + 1, 0);
+  for (const icc of [Buffer.alloc(500, 7), Buffer.from('garbage'), cmyk, lying, p3.subarray(0, 100)]) expect(await profileOf({ icc })).toBeNull();
 });

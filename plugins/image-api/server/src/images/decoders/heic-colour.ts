@@ -81,6 +81,14 @@ export function colourOf(libheif: LibheifColourCalls, handle: unknown): HeifColo
   }
 }
 
+/**
+ * An ICC profile for RGB pixels, by its header (ICC.1, 7.2): its size as declared, the `acsp`
+ * signature, the RGB data colour space. Anything else would ride along in the JPEG (lcms refuses it,
+ * so the variants would not be converted either): such a file is stored untagged, as sRGB.
+ */
+const isRgbProfile = (icc: Buffer) =>
+  icc.length >= 128 && icc.readUInt32BE(0) === icc.length && icc.toString('latin1', 36, 40) === 'acsp' && icc.toString('latin1', 16, 20) === 'RGB ';
+
 let displayP3: Promise<Buffer> | null = null;
 
 /**
@@ -101,12 +109,12 @@ function displayP3Profile(): Promise<Buffer> {
 }
 
 /**
- * The ICC profile the numbers are in: the file's own, Display P3's for nclx P3; null for sRGB and
+ * The ICC profile the numbers are in: the file's own (an RGB one), Display P3's for nclx P3; null for sRGB and
  * for what is left as sRGB (other nclx code points: BT.709 is sRGB's primaries; wide-gamut video
  * spaces such as BT.2020 with PQ or HLG are not phones' still photos).
  */
 export async function profileOf(colour: HeifColour): Promise<Buffer | null> {
   if (!colour) return null;
-  if ('icc' in colour) return colour.icc;
+  if ('icc' in colour) return isRgbProfile(colour.icc) ? colour.icc : null;
   return colour.nclx.primaries === P3_D65 && colour.nclx.transfer === SRGB_TRANSFER ? displayP3Profile() : null;
 }
