@@ -3,7 +3,8 @@
  * WebAssembly build: sharp's libvips reads HEIF containers but has no HEVC decoder), then makes its
  * renditions from those pixels here (image-variants.ts, pixelRenditions) and hands back only the
  * encoded files. libheif applies the container's rotation and mirroring (`irot`, `imir`) and
- * assembles tiled (grid) images, as phones write them. One job at a time.
+ * assembles tiled (grid) images, as phones write them; what the numbers mean (a phone's Display P3)
+ * is read beside them (heic-colour.ts). One job at a time.
  *
  * Memory is what this is careful about (heic-renditions.ts): the pixels are copied once out of the
  * WebAssembly heap (libheif-js's `display()` makes two copies, of four channels) and never leave this
