@@ -1,4 +1,4 @@
-/** Types of heif.js: HEIC test files as phones write them (grids, rotations, EXIF) and HEIC bombs. */
+/** Types of heif.js: HEIC test files as phones write them (grids, rotations, EXIF, colour) and HEIC bombs. */
 export declare const HEIF_ENC: string;
 export interface HeicOptions {
     width: number;
@@ -10,7 +10,10 @@ export interface HeicOptions {
     exif?: Buffer;
     /** The picture: by default four coloured quadrants (red, green / blue, white), to tell orientation. */
     picture?: Buffer;
+    /** What the picture's numbers mean, as a `colr` property of the grid: an ICC profile, or nclx code points (ITU-T H.273). */
+    colour?: HeicColour;
 }
+export type HeicColour = { icc: Buffer } | { nclx: { primaries: number; transfer: number; matrix: number; fullRange: boolean } };
 /** Four quadrants: red top left, green top right, blue bottom left, white bottom right. */
 export declare function quadrants(width: number, height: number): Promise<Buffer>;
 /** A grid HEIC (as phones write): tiles of 512×512, the last row and column cut by the grid's output size. */

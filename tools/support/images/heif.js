@@ -1,13 +1,15 @@
 'use strict';
 /**
  * HEIC files as phones write them, for the tests and the benchmarks: the image cut into 512×512 HEVC
- * tiles and put back together by a `grid` item, optionally turned by an `irot` property and carrying
- * EXIF. Debian's heif-enc
+ * tiles and put back together by a `grid` item, optionally turned by an `irot` property, carrying
+ * EXIF, and describing its colour by a `colr` property (an ICC profile, or nclx code points, as
+ * iPhones describe Display P3). Debian's heif-enc
  * (libheif-examples) encodes the tiles; it writes neither grids nor rotations, so the container is
  * assembled here (ISO/IEC 23008-12: ftyp, meta with hdlr/pitm/iloc/iinf/iref/iprp, then mdat).
  * Files are made once per process and cached by their parameters.
  */
 const { execFile } = require('child_process');
+const crypto = require('crypto');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -114,7 +116,8 @@ function heic(options) {
   const id = JSON.stringify({
     ...options,
     exif: options.exif?.toString('hex'),
-    picture: options.picture?.length,
+    picture: options.picture && crypto.createHash('sha256').update(options.picture).digest('hex'),
+    colour: options.colour && { ...options.colour, icc: options.colour.icc?.toString('hex') },
   });
   let made = cache.get(id);
   if (!made) {
@@ -126,7 +129,7 @@ function heic(options) {
 function needHeifEnc() {
   if (!fs.existsSync(HEIF_ENC)) throw new Error(`${HEIF_ENC} is missing: apt-get install libheif-examples (docs/development.md)`);
 }
-async function makeHeic({ width, height, rotate = 0, quality = 50, exif, picture }) {
+async function makeHeic({ width, height, rotate = 0, quality = 50, exif, picture, colour }) {
   scratch ??= fs.mkdtempSync(path.join(os.tmpdir(), 'heic-'));
   const columns = Math.ceil(width / TILE);
   const rows = Math.ceil(height / TILE);
@@ -154,12 +157,13 @@ async function makeHeic({ width, height, rotate = 0, quality = 50, exif, picture
             .png()
             .toBuffer(),
           quality,
+          colour?.nclx,
         ),
       ),
     );
     tiles.push(...row);
   }
-  return assemble(tiles, columns, rows, { width, height }, rotate, exif);
+  return assemble(tiles, columns, rows, { width, height }, rotate, exif, colour);
 }
 /**
  * A HEIC bomb: one 512×512 tile, coded once and named by every cell of a `columns`×`rows` grid, so a
@@ -175,21 +179,30 @@ async function heicBomb(columns, rows) {
     0,
   );
 }
-/** One tile (a PNG of 512×512) coded by heif-enc. */
-async function encodeTile(png, quality) {
+/** One tile (a PNG of 512×512) coded by heif-enc; `nclx` code points also go into the HEVC stream's VUI. */
+async function encodeTile(png, quality, nclx) {
   needHeifEnc();
   scratch ??= fs.mkdtempSync(path.join(os.tmpdir(), 'heic-'));
   const dir = fs.mkdtempSync(path.join(scratch, 'tile-'));
   try {
     fs.writeFileSync(path.join(dir, 'tile.png'), png);
-    await run(HEIF_ENC, ['-q', String(quality), '--no-alpha', path.join(dir, 'tile.png'), '-o', path.join(dir, 'tile.heic')]);
+    const codePoints = nclx
+      ? [`--colour_primaries=${nclx.primaries}`, `--transfer_characteristic=${nclx.transfer}`, `--matrix_coefficients=${nclx.matrix}`, `--full_range_flag=${nclx.fullRange ? 1 : 0}`]
+      : [];
+    await run(HEIF_ENC, ['-q', String(quality), '--no-alpha', ...codePoints, path.join(dir, 'tile.png'), '-o', path.join(dir, 'tile.heic')]);
     return tileOf(fs.readFileSync(path.join(dir, 'tile.heic')));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+/** A `colr` property: an ICC profile (`prof`) or nclx code points. */
+function colr(colour) {
+  if (colour.icc) return box('colr', text('prof'), colour.icc);
+  const { primaries, transfer, matrix, fullRange } = colour.nclx;
+  return box('colr', text('nclx'), u16(primaries, transfer, matrix), u8(fullRange ? 0x80 : 0));
+}
 /** The container: tiles 1..n, the grid n+1 (primary), EXIF n+2. */
-function assemble(tiles, columns, rows, output, rotate, exif) {
+function assemble(tiles, columns, rows, output, rotate, exif, colour) {
   // Tiles that are the same object (a bomb's) share one coded extent and one hvcC property.
   const distinct = [...new Set(tiles)];
   const gridId = tiles.length + 1;
@@ -232,18 +245,22 @@ function assemble(tiles, columns, rows, output, rotate, exif) {
     const references = [box('dimg', u16(gridId, tiles.length), u16(...tiles.map((_, i) => i + 1)))];
     if (exifData) references.push(box('cdsc', u16(exifId, 1), u16(gridId)));
     const iref = fullBox('iref', 0, 0, ...references);
-    // Properties: 1..d the distinct tiles' hvcC, d+1 the tile size, d+2 the output size, d+3 the rotation.
+    // Properties: 1..d the distinct tiles' hvcC, d+1 the tile size, d+2 the output size, then the
+    // rotation and the colour, each when there is one.
     const properties = [
       ...distinct.map((tile) => tile.hvcC),
       fullBox('ispe', 0, 0, u32(TILE, TILE)),
       fullBox('ispe', 0, 0, u32(output.width, output.height)),
       ...(rotate ? [box('irot', u8(rotate))] : []),
+      ...(colour ? [colr(colour)] : []),
     ];
     const tileSize = distinct.length + 1;
     const essential = (index) => 0x80 | index;
+    // The grid's properties: its size; its rotation (essential); its colour (as phones write it, on the grid).
+    const gridProperties = [tileSize + 1, ...(rotate ? [essential(tileSize + 2)] : []), ...(colour ? [tileSize + (rotate ? 3 : 2)] : [])];
     const associations = [
       ...tiles.map((tile, i) => Buffer.concat([u16(i + 1), u8(2, essential(distinct.indexOf(tile) + 1), tileSize)])),
-      Buffer.concat([u16(gridId), rotate ? u8(2, tileSize + 1, essential(tileSize + 2)) : u8(1, tileSize + 1)]),
+      Buffer.concat([u16(gridId), u8(gridProperties.length, ...gridProperties)]),
     ];
     const iprp = box('iprp', box('ipco', ...properties), fullBox('ipma', 0, 0, u32(associations.length), ...associations));
     const hdlr = fullBox('hdlr', 0, 0, u32(0), text('pict'), u32(0, 0, 0), u8(0));

@@ -14,8 +14,10 @@ import { heicRenditions } from './decoders/heic-renditions';
 import type { DecodedPixels } from './decoders/heic-job';
 import { HEIF_OPEN } from './decoders/image-decoders';
 import { withExifBlock } from './exif-block';
+import { fitsInJpeg, withIccBlock } from './icc-block';
 import { AVIF_EFFORT, AVIF_QUALITY } from '../delivery/render';
 import { placeholderOf, type Placeholder } from './placeholder';
+import { layoutOf, type FileLayout } from './file-layout';
 import type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
 
 export type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
@@ -53,16 +55,33 @@ function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
 }
 
 async function render(pipeline: Sharp, format: OutputFormat, quality: number): Promise<EncodedImage> {
-  const { data, info } = await encode(pipeline, format, quality).toBuffer({ resolveWithObject: true });
+  return rendered(encode(pipeline, format, quality), format);
+}
+
+/** The file an encoding pipeline writes (`bits` and `channels` are the file's: buildRenditions reads them). */
+async function rendered(encoding: Sharp, format: OutputFormat): Promise<EncodedImage> {
+  const { data, info } = await encoding.toBuffer({ resolveWithObject: true });
   return { buffer: data, format, width: info.width, height: info.height, channels: info.channels, bits: 8 };
 }
 
 /**
  * The stored original and its variants. `width` (an upload's parameter): the original is resized to
  * it first when it is wider (aspect kept, never enlarged, every frame of an animation), and the
- * variants follow from it (the medium is never wider than the original).
+ * variants follow from it (the medium is never wider than the original). Each file's `bits` and
+ * `channels` are read from its bytes, whichever way it was made.
  */
-export function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
+export async function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
+  const { original, medium, thumb, placeholder } = await encodeRenditions(bytes, probed, options, width);
+  return { original: asStored(original), medium: asStored(medium), thumb: asStored(thumb), placeholder };
+}
+
+/** `bits` and `channels` as the file holds them (file-layout.ts; an AVIF's as libvips read or wrote it). */
+function asStored(image: EncodedImage): EncodedImage {
+  const layout = layoutOf(image.buffer, image.format);
+  return layout ? { ...image, bits: layout.bits, channels: layout.channels } : image;
+}
+
+function encodeRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
   // Decoded and rendered in a worker thread, one HEIC at a time per process (decoders/heic-renditions.ts).
   if (probed.type === 'heic') return heicRenditions(bytes, options, width);
   // libvips' AV1 decoder holds about 200 MB for a 12 MP AVIF (two at once took the bench's server to
@@ -119,9 +138,10 @@ async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, o
   const resizeTo = width !== null && width < probed.width ? width : null;
 
   try {
+    const stored = resizeTo === null ? storedOriginal(bytes, probed, format, open, options) : resizedOriginal(bytes, probed, format, open, options, resizeTo);
     const [original, variants] = await settleAll<[EncodedImage, Variants]>([
-      resizeTo === null ? storedOriginal(bytes, probed, format, open, options) : resizedOriginal(bytes, probed, format, open, options, resizeTo),
-      renderVariants(open, format, narrowed(options, resizeTo)),
+      stored,
+      renderVariants(open, format, narrowed(options, resizeTo), { layout: layoutOf(input, format), stored }),
     ]);
     return { original, ...variants };
   } catch (error) {
@@ -138,38 +158,45 @@ const narrowed = (options: VariantOptions, width: number | null) =>
 
 /**
  * The renditions of decoded pixels (a HEIC's, upright: decoders/heic-worker.ts runs this beside its
- * decoder): the stored original encoded as a JPEG (on white where it has transparency) and the
- * variants from the same pixels. The file's EXIF goes into the JPEG only with `keepExif`, as a JPEG's
- * would stay.
+ * decoder): the stored original encoded as a JPEG (on white where it has transparency), and the
+ * variants decoded from that JPEG (shrunk on load: a 12 MP photo's variants cost what they cost from
+ * its pixels). Pixels in another colour space than sRGB (a phone's Display P3, `decoded.icc`) keep
+ * their numbers in the original, tagged with the profile, as a P3 JPEG is; the variants' decode
+ * converts them to sRGB. The file's EXIF goes into the JPEG only with `keepExif`, as a JPEG's would
+ * stay.
  */
 export async function pixelRenditions(decoded: DecodedPixels, bytes: Buffer, options: VariantOptions, width: number | null): Promise<Renditions> {
   try {
     const raw = { width: decoded.width, height: decoded.height, channels: decoded.channels };
-    const open = () => {
-      const pixels = sharp(decoded.pixels, { raw });
-      return decoded.channels === 4 ? pixels.flatten({ background: '#ffffff' }) : pixels;
-    };
+    const pixels = sharp(decoded.pixels, { raw });
+    const opaque = decoded.channels === 4 ? pixels.flatten({ background: '#ffffff' }) : pixels;
     const resizeTo = width !== null && width < decoded.width ? width : null;
+    const encoded = await render(resizeTo === null ? opaque : opaque.resize({ width: resizeTo }), 'jpeg', originalQuality('jpeg', options));
+    const tagged = decoded.icc && fitsInJpeg(decoded.icc) ? { ...encoded, buffer: withIccBlock(encoded.buffer, decoded.icc) } : encoded;
+    const source = { layout: layoutOf(tagged.buffer, 'jpeg'), stored: Promise.resolve(tagged) };
+    const variants = await renderVariants(() => sharp(tagged.buffer, { failOn: 'warning' }), 'jpeg', narrowed(options, resizeTo), source);
     const exif = options.keepExif ? (await sharp(bytes, HEIF_OPEN).metadata()).exif : undefined;
-    const [original, variants] = await settleAll<[EncodedImage, Variants]>([
-      render(resizeTo === null ? open() : open().resize({ width: resizeTo }), 'jpeg', originalQuality('jpeg', options)).then((image) =>
-        exif ? { ...image, buffer: withExifBlock(image.buffer, exif) } : image
-      ),
-      renderVariants(open, 'jpeg', narrowed(options, resizeTo)),
-    ]);
-    return { original, ...variants };
+    return { original: exif ? { ...tagged, buffer: withExifBlock(tagged.buffer, exif) } : tagged, ...variants };
   } catch (error) {
     if (isApiError(error)) throw error;
     throw errors.invalidImage();
   }
 }
 
+/** What variants are made from: what the source file holds, and the stored original they may not outgrow. */
+interface VariantSource {
+  layout: FileLayout | null;
+  stored: Promise<EncodedImage>;
+}
+
 /**
  * `.md` and `.th` from one decode: the image is decoded once, shrunk on load, to the medium's size;
  * the medium is encoded from those pixels and the thumb cropped from them. Only when the medium is
  * too small for a sharp 160×160 crop (a panorama, say) is the thumb made from the original again.
+ * Each is encoded for the web from what its source holds (webEncoders) and is never bigger in bytes
+ * than a stored original with more pixels (withinSource).
  */
-async function renderVariants(open: () => Sharp, format: OutputFormat, options: VariantOptions): Promise<Variants> {
+async function renderVariants(open: () => Sharp, format: OutputFormat, options: VariantOptions, source: VariantSource): Promise<Variants> {
   const { data, info } = await open()
     .resize({ width: options.mediumWidth, withoutEnlargement: true })
     .raw()
@@ -178,12 +205,98 @@ async function renderVariants(open: () => Sharp, format: OutputFormat, options: 
   const crop = { fit: 'cover', position: 'centre' } as const;
   const smallMedium = Math.min(info.width, info.height) < options.thumbSize && info.width === options.mediumWidth;
   const quality = variantQuality(format, options);
-  const [medium, thumb, placeholder] = await settleAll<[EncodedImage, EncodedImage, Placeholder]>([
-    render(pixels(), format, quality),
-    render((smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop), format, quality),
+  // The same geometry, nearest neighbour from the full image: only the source's own colours (withinSource).
+  const nearest = { kernel: 'nearest', fastShrinkOnLoad: false } as const;
+  const medium = { pixels, nearest: () => open().resize({ width: options.mediumWidth, withoutEnlargement: true, ...nearest }) };
+  const thumb = {
+    pixels: () => (smallMedium ? open() : pixels()).resize(options.thumbSize, options.thumbSize, crop),
+    nearest: () => open().resize(options.thumbSize, options.thumbSize, { ...crop, ...nearest }),
+  };
+  const [mediumImage, thumbImage, placeholder] = await settleAll<[EncodedImage, EncodedImage, Placeholder]>([
+    encodeVariant(medium, format, quality, source),
+    encodeVariant(thumb, format, quality, source),
     placeholderOf({ data, width: info.width, height: info.height, channels: info.channels }),
   ]);
-  return { medium, thumb, placeholder };
+  return { medium: mediumImage, thumb: thumbImage, placeholder };
+}
+
+type Encoder = (pipeline: Sharp) => Sharp;
+
+/** Grey sources' variants stay grey where the format has grey (PNG, JPEG): libvips' raw pixels are sRGB. */
+const toneOf = (format: OutputFormat, layout: FileLayout | null) =>
+  layout !== null && layout.channels <= 2 && (format === 'png' || format === 'jpeg')
+    ? (pipeline: Sharp) => pipeline.toColourspace('b-w')
+    : (pipeline: Sharp) => pipeline;
+
+/** libwebp's near-lossless preprocessing level (0 to 100, 100 lossless): 60, its own example's. */
+const NEAR_LOSSLESS = 60;
+
+/**
+ * How a variant is encoded for the web, from what its source holds; of several, the smallest is kept.
+ * A palette PNG's variants are palette PNGs (libimagequant); a grey PNG or JPEG's stay grey (with its
+ * alpha: 2 channels, not 4); 16-bit sources' are 8 bits a channel (libvips' raw pixels are); a
+ * lossless WebP's are lossy or near-lossless, whichever is smaller; truecolour PNGs with adaptive row
+ * filters or without (a photo's take a third of the bytes with them, for 25 ms at 500 px; a flat
+ * graphic's a little more).
+ */
+function webEncoders(format: OutputFormat, quality: number, layout: FileLayout | null): Encoder[] {
+  const tone = toneOf(format, layout);
+  switch (format) {
+    case 'png':
+      if (layout?.palette) return [(p) => p.png({ palette: true })];
+      return [(p) => tone(p).png({ adaptiveFiltering: true }), (p) => tone(p).png()];
+    case 'webp':
+      return layout?.lossless ? [(p) => p.webp({ quality }), (p) => p.webp({ nearLossless: true, quality: NEAR_LOSSLESS })] : [(p) => p.webp({ quality })];
+    default:
+      return [(p) => encode(tone(p), format, quality)];
+  }
+}
+
+/**
+ * What is tried, in order, when a variant with fewer pixels than the stored original came out bigger
+ * (a flat graphic, whose resized edges bring colours of their own): the lossless formats from the
+ * nearest-neighbour pixels, which hold only the source's colours and compress as it does (a palette
+ * without dithering is exact when they fit in one); the lossy ones at lower qualities.
+ */
+function fallbackEncoders(format: OutputFormat, quality: number, layout: FileLayout | null): Array<{ encoder: Encoder; nearest: boolean }> {
+  const tone = toneOf(format, layout);
+  switch (format) {
+    case 'png': {
+      // Grey first where the source is grey (a palette would hold it as RGB).
+      const palette = { encoder: (p: Sharp) => p.png({ palette: true, dither: 0 }), nearest: true };
+      const truecolour = { encoder: (p: Sharp) => tone(p).png({ adaptiveFiltering: true }), nearest: true };
+      return layout !== null && layout.channels <= 2 ? [truecolour, palette] : [palette, truecolour];
+    }
+    case 'webp':
+      return [{ encoder: (p) => p.webp({ lossless: true }), nearest: true }];
+    case 'gif':
+      return [{ encoder: (p) => p.gif({ dither: 0 }), nearest: true }];
+    default:
+      return [0.75, 0.5, 0.25].map((step) => ({ encoder: (p: Sharp) => encode(tone(p), format, Math.max(1, Math.round(quality * step))), nearest: false }));
+  }
+}
+
+const smallest = (images: EncodedImage[]) => images.reduce((best, image) => (image.buffer.length < best.buffer.length ? image : best));
+
+/**
+ * A variant encoded for the web (webEncoders), kept within its source: one with fewer pixels than
+ * the stored original is never bigger in bytes than it, the fallbacks tried in turn until one fits
+ * (the smallest kept if none does).
+ */
+async function encodeVariant(
+  variant: { pixels: () => Sharp; nearest: () => Sharp },
+  format: OutputFormat,
+  quality: number,
+  source: VariantSource
+): Promise<EncodedImage> {
+  let best = smallest(await Promise.all(webEncoders(format, quality, source.layout).map((encoder) => rendered(encoder(variant.pixels()), format))));
+  const stored = await source.stored;
+  const withinSource = (image: EncodedImage) => image.width * image.height >= stored.width * stored.height || image.buffer.length <= stored.buffer.length;
+  for (const { encoder, nearest } of fallbackEncoders(format, quality, source.layout)) {
+    if (withinSource(best)) break;
+    best = smallest([best, await rendered(encoder(nearest ? variant.nearest() : variant.pixels()), format)]);
+  }
+  return best;
 }
 
 /**

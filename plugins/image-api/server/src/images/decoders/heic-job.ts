@@ -18,4 +18,9 @@ export interface DecodedPixels {
   width: number;
   height: number;
   channels: 3 | 4;
+  /**
+   * The ICC profile of the colour space the numbers are in (a phone's Display P3): the file's own, or
+   * one standing for its nclx code points; null for sRGB (or a colour space left undescribed).
+   */
+  icc: Buffer | null;
 }

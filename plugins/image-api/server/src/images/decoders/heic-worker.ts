@@ -3,7 +3,8 @@
  * WebAssembly build: sharp's libvips reads HEIF containers but has no HEVC decoder), then makes its
  * renditions from those pixels here (image-variants.ts, pixelRenditions) and hands back only the
  * encoded files. libheif applies the container's rotation and mirroring (`irot`, `imir`) and
- * assembles tiled (grid) images, as phones write them. One job at a time.
+ * assembles tiled (grid) images, as phones write them; what the numbers mean (a phone's Display P3)
+ * is read beside them (heic-colour.ts). One job at a time.
  *
  * Memory is what this is careful about (heic-renditions.ts): the pixels are copied once out of the
  * WebAssembly heap (libheif-js's `display()` makes two copies, of four channels) and never leave this
@@ -15,6 +16,7 @@ import { parentPort } from 'worker_threads';
 import { errors, isApiError } from '../../http/api-error';
 import { pixelRenditions } from '../image-variants';
 import type { DecodedPixels, HeicAnswer, HeicJob } from './heic-job';
+import { colourOf, profileOf, type LibheifColourCalls } from './heic-colour';
 import { collectGarbage } from '../../process/collect-garbage';
 
 
@@ -37,7 +39,7 @@ interface DecodedImage {
   image: unknown;
   channels: Array<{ id: number; width: number; height: number; stride: number; data: Uint8Array }>;
 }
-interface Libheif {
+interface Libheif extends LibheifColourCalls {
   HeifDecoder: new () => HeifDecoder;
   heif_context_free(context: unknown): void;
   heif_js_decode_image2(handle: unknown, colorspace: number, chroma: number): Promise<DecodedImage | null> | DecodedImage | null;
@@ -62,7 +64,10 @@ function copyPixels(channel: DecodedImage['channels'][number], channels: number)
   return pixels;
 }
 
-/** The primary image's pixels; refusals are the error table's (311 unreadable, 315 over the cap). */
+/**
+ * The primary image's pixels, with the profile of the colour space they are in (heic-colour.ts);
+ * refusals are the error table's (311 unreadable, 315 over the cap).
+ */
 async function decode(bytes: Uint8Array, maxPixels: number): Promise<DecodedPixels> {
   const decoder = new libheif.HeifDecoder();
   let images: HeifImage[] = [];
@@ -81,7 +86,8 @@ async function decode(bytes: Uint8Array, maxPixels: number): Promise<DecodedPixe
     const channel = decoded?.channels?.find((candidate) => candidate.id === libheif.heif_channel.heif_channel_interleaved);
     if (!decoded || decoded.code || !channel || channel.width !== width || channel.height !== height) throw errors.invalidImage();
     const pixels = copyPixels(channel, channels);
-    return { pixels: Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength), width, height, channels };
+    const icc = await profileOf(colourOf(libheif, image.handle));
+    return { pixels: Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength), width, height, channels, icc };
   } finally {
     if (decoded?.image) libheif.heif_image_release(decoded.image);
     for (const image of images) image.free();
