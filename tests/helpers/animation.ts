@@ -1,0 +1,79 @@
+/**
+ * What an animated GIF or WebP holds, read from its bytes here rather than asked of sharp (the library
+ * under test): the canvas, the frames (a GIF's image descriptors, a WebP's ANMF chunks), each frame's
+ * delay in milliseconds and the loop count.
+ */
+
+export interface Animation {
+  format: 'gif' | 'webp';
+  /** The canvas: a GIF's logical screen, a WebP's VP8X canvas. */
+  width: number;
+  height: number;
+  frames: number;
+  /** Each frame's delay, milliseconds. */
+  delaysMs: number[];
+  /** Times it plays again after the first (GIF: the NETSCAPE2.0 count, 0 for ever; null: no loop block, once), or, for a WebP, times it plays (0: for ever). */
+  loops: number | null;
+}
+
+/** The offset past a run of GIF data sub-blocks (a size byte, that many bytes; size 0 ends them). */
+function pastSubBlocks(bytes: Buffer, at: number): number {
+  for (;;) {
+    if (at >= bytes.length) throw new Error('GIF: sub-blocks run past the end');
+    const size = bytes[at];
+    at += 1 + size;
+    if (size === 0) return at;
+  }
+}
+
+const colourTable = (packed: number) => (packed & 0x80 ? 3 * 2 ** ((packed & 0x07) + 1) : 0);
+
+export function readGif(bytes: Buffer): Animation {
+  if (bytes.toString('latin1', 0, 6) !== 'GIF89a' && bytes.toString('latin1', 0, 6) !== 'GIF87a') throw new Error('not a GIF');
+  const width = bytes.readUInt16LE(6);
+  const height = bytes.readUInt16LE(8);
+  let at = 13 + colourTable(bytes[10]);
+  const delaysMs: number[] = [];
+  let pendingDelay = 0;
+  let loops: number | null = null;
+  for (;;) {
+    const block = bytes[at];
+    if (block === 0x3b) break;
+    if (block === 0x21) {
+      const label = bytes[at + 1];
+      if (label === 0xf9) pendingDelay = bytes.readUInt16LE(at + 4) * 10;
+      if (label === 0xff && bytes.toString('latin1', at + 3, at + 14) === 'NETSCAPE2.0') loops = bytes.readUInt16LE(at + 16);
+      at = pastSubBlocks(bytes, at + 2);
+    } else if (block === 0x2c) {
+      delaysMs.push(pendingDelay);
+      pendingDelay = 0;
+      at = pastSubBlocks(bytes, at + 10 + colourTable(bytes[at + 9]) + 1);
+    } else {
+      throw new Error(`GIF: unknown block 0x${block?.toString(16)} at ${at}`);
+    }
+  }
+  return { format: 'gif', width, height, frames: delaysMs.length, delaysMs, loops };
+}
+
+export function readWebp(bytes: Buffer): Animation {
+  if (bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WEBP') throw new Error('not a WebP');
+  let width = 0;
+  let height = 0;
+  let loops: number | null = null;
+  const delaysMs: number[] = [];
+  for (let at = 12; at + 8 <= bytes.length; ) {
+    const type = bytes.toString('latin1', at, at + 4);
+    const size = bytes.readUInt32LE(at + 4);
+    const payload = at + 8;
+    if (type === 'VP8X') {
+      width = bytes.readUIntLE(payload + 4, 3) + 1;
+      height = bytes.readUIntLE(payload + 7, 3) + 1;
+    }
+    if (type === 'ANIM') loops = bytes.readUInt16LE(payload + 4);
+    if (type === 'ANMF') delaysMs.push(bytes.readUIntLE(payload + 12, 3));
+    at = payload + size + (size & 1);
+  }
+  return { format: 'webp', width, height, frames: delaysMs.length, delaysMs, loops };
+}
+
+export const readAnimation = (bytes: Buffer): Animation => (bytes.toString('latin1', 0, 3) === 'GIF' ? readGif(bytes) : readWebp(bytes));
