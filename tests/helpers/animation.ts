@@ -77,3 +77,9 @@ export function readWebp(bytes: Buffer): Animation {
 }
 
 export const readAnimation = (bytes: Buffer): Animation => (bytes.toString('latin1', 0, 3) === 'GIF' ? readGif(bytes) : readWebp(bytes));
+
+/**
+ * How many times an animation plays, 0 for ever, across formats: a GIF's loop block counts the times
+ * it plays again (none: once), a WebP's ANIM chunk the times it plays.
+ */
+export const plays = ({ format, loops }: Animation): number => (format === 'webp' ? loops ?? 1 : loops === null ? 1 : loops === 0 ? 0 : loops + 1);
