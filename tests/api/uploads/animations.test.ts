@@ -8,7 +8,7 @@ import fs from 'fs';
 import path from 'path';
 import sharp from 'sharp';
 import { useApp } from '../../helpers/app';
-import { readAnimation, type Animation } from '../../helpers/animation';
+import { apng, readAnimation, type Animation } from '../../helpers/animation';
 import { expectServedFiles, expectUploadJson } from '../../helpers/image-json';
 import { animatedGif } from '../../../tools/support/images/gif';
 import { animatedWebp } from '../../../tools/support/images/webp';
@@ -99,65 +99,6 @@ test('a GIF shown once (no loop block) stays shown once in every file', async ()
   const image = (await upload(bytes, 'once.gif', { width: 550 })).body.image;
   for (const file of [stored(image), stored(image.medium), stored(image.thumb)]) expect(timing(readAnimation(file))).toEqual({ frames: 4, delaysMs: [40, 40, 40, 40], loops: null });
 });
-
-/** CRC-32 of PNG chunks. */
-function crc32(bytes: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])));
-  return Buffer.concat([head, data, crc]);
-}
-
-/** The data of a PNG's IDAT chunks, in order. */
-function idatData(png: Buffer): Buffer {
-  const parts: Buffer[] = [];
-  for (let at = 8; at < png.length; ) {
-    const length = png.readUInt32BE(at);
-    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') parts.push(png.subarray(at + 8, at + 8 + length));
-    at += 12 + length;
-  }
-  return Buffer.concat(parts);
-}
-
-/** A two-frame APNG (red, then blue), written by hand: sharp writes none. */
-async function apng(width: number, height: number): Promise<Buffer> {
-  const frame = (background: string) => sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
-  const [red, blue] = await Promise.all([frame('#ff0000'), frame('#0000ff')]);
-  const control = (sequence: number) => {
-    const data = Buffer.alloc(26);
-    data.writeUInt32BE(sequence, 0);
-    data.writeUInt32BE(width, 4);
-    data.writeUInt32BE(height, 8);
-    data.writeUInt16BE(1, 20);
-    data.writeUInt16BE(2, 22);
-    return pngChunk('fcTL', data);
-  };
-  const actl = Buffer.alloc(8);
-  actl.writeUInt32BE(2, 0);
-  const sequenced = Buffer.alloc(4);
-  sequenced.writeUInt32BE(2, 0);
-  const ihdrEnd = 8 + 12 + red.readUInt32BE(8);
-  return Buffer.concat([
-    red.subarray(0, ihdrEnd),
-    pngChunk('acTL', actl),
-    control(0),
-    pngChunk('IDAT', idatData(red)),
-    control(1),
-    pngChunk('fdAT', Buffer.concat([sequenced, idatData(blue)])),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 test('an APNG with width= keeps its width, so that it keeps its frames (libvips reads only the first); its variants are stills', async () => {
   const bytes = await apng(400, 200);
