@@ -16,7 +16,11 @@ import { MIME_BY_FORMAT } from '../images/naming';
 import { encodeAnimation, everyFrame, type AnimatedFormat } from '../images/animation-encoding';
 
 /** Where a still's render puts a smart crop (render.ts: libvips' attention, on the first frame here), as a scale and a window. */
-async function attentionCrop(source: Buffer | string, crop: Crop, size: { width: number; height: number }): Promise<{ scaledWidth: number; scaledHeight: number; crop: Crop }> {
+async function attentionCrop(
+  source: Buffer | string,
+  crop: Crop,
+  size: { width: number; height: number }
+): Promise<{ scaledWidth: number; scaledHeight: number; crop: Crop }> {
   const { width, height } = crop;
   const { info } = await sharp(source, { limitInputPixels: size.width * size.height })
     .resize(width, height, { fit: 'cover', position: sharp.strategy.attention })

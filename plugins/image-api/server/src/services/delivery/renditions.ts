@@ -200,7 +200,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const recorded = request.source.file;
         const plan = size.width === recorded.width && size.height === recorded.height ? request.plan : request.replan(size);
         const settings = { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality };
-        if (request.frames > 1 && isAnimatedFormat(settings.format)) return renderAnimation(source, plan, { ...settings, format: settings.format }, { ...size, frames: request.frames });
+        if (request.frames > 1 && isAnimatedFormat(settings.format)) {
+          return renderAnimation(source, plan, { ...settings, format: settings.format }, { ...size, frames: request.frames });
+        }
         return render(source, plan, settings, config.maxPixels);
       }).catch(gone);
       metrics.transformAnswered('render');

@@ -126,7 +126,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (plan.width * plan.height > cap || plan.scaledWidth * plan.scaledHeight > cap) throw tooBig();
       if (frames > 1) checkAnimation(config, source.file, plan, frames);
 
-      const request = { source, plan, format, quality: spec.quality, frames, replan: (size: { width: number; height: number }) => planRender(size, spec, focal) };
+      const replan = (size: { width: number; height: number }) => planRender(size, spec, focal);
+      const request = { source, plan, format, quality: spec.quality, frames, replan };
       const entry = await getService(strapi, 'renditions').get(request, address, { keep, skipKept });
       recalled.set(recallKey(path, accept), { key: renditionKey(request), image: source.image, varyAccept: named === null });
       return { entry, varyAccept: named === null };
