@@ -18,6 +18,7 @@ import { bmpOfDepth, jpeg } from '../helpers/fixtures';
 import { heicBomb } from '../../tools/support/images/heif';
 import { animatedGif } from '../../tools/support/images/gif';
 import { animatedWebp } from '../../tools/support/images/webp';
+import { readGif } from '../helpers/animation';
 import { heic12mp } from './helpers/photo';
 
 const KEY = 'img_faults_attacks_0123456789abcdef';
@@ -234,7 +235,7 @@ test('a GIF of 10,000 frames of 100×100 (9 MB) with width=99, from 4 addresses 
 const gifAtTheBounds = () => animatedGif({ width: 200, height: 200, frames: 500, block: 8 });
 const webpAtTheBounds = () => animatedWebp({ width: 200, height: 200, frames: 500, block: 8 });
 
-test('the largest GIF the bounds allow (500 frames of 200×200), with width=199: every frame resized in seconds of CPU; the stored original within maxBytes', async () => {
+test('the largest GIF the bounds allow (500 frames of 200×200), with width=199: every frame resized, and cropped for .th, in seconds of CPU; the stored files within maxBytes', async () => {
   const gif = gifAtTheBounds();
   const cpu = threadCpuMs(app.pid()).total;
   const answer = await uploadFile(app.url, KEY, gif, { name: 'bounds.gif', fields: { width: 199 }, timeoutMs: 170_000 });
@@ -246,7 +247,11 @@ test('the largest GIF the bounds allow (500 frames of 200×200), with width=199:
   expect(stored.length).toBe(answer.body.image.size);
   expect(stored.length).toBeLessThanOrEqual(MAX_BYTES);
   expect(await sharp(stored).metadata()).toMatchObject({ format: 'gif', pages: 500, width: 199, height: 199 });
-  // About 3 s here (the 10,000-frame GIF: 21 s): a bound with room for a loaded machine.
+  const thumb = fs.readFileSync(path.join(app.uploadsDir, answer.body.image.thumb.filename));
+  expect(thumb.length).toBeLessThanOrEqual(MAX_BYTES);
+  expect([readGif(thumb).frames, readGif(thumb).width]).toEqual([500, 160]);
+  // About 7 s here, the original and its .th (the 10,000-frame GIF: 21 s for the original alone): a
+  // bound with room for a loaded machine.
   expect(cpuMs).toBeLessThan(15_000);
 }, 180_000);
 

@@ -13,6 +13,9 @@ import { useApp } from '../../helpers/app';
 import { adminToken } from '../../helpers/admin';
 import { gif, jpeg, png } from '../../helpers/fixtures';
 import { signedPath } from '../../helpers/imgproxy';
+import { plays, readAnimation } from '../../helpers/animation';
+import { animatedGif } from '../../../tools/support/images/gif';
+import { animatedWebp } from '../../../tools/support/images/webp';
 
 const KEY = crypto.randomBytes(32).toString('hex');
 const SALT = crypto.randomBytes(16).toString('hex');
@@ -228,6 +231,91 @@ describe('refusals', () => {
       expect([source, res.status, res.headers['cache-control']]).toEqual([source, 404, 'no-store']);
       expect(res.body.error.code).toBe(404);
     }
+  });
+});
+
+describe('animated sources: every frame, its delays and its loop count, where the format carries them', () => {
+  const DELAYS_MS = [40, 80, 120, 160];
+  let gifImage: { url: string; medium: { url: string }; name: string };
+  let webpImage: { url: string; name: string };
+  let gifBytes: Buffer;
+  beforeAll(async () => {
+    gifBytes = animatedGif({ width: 300, height: 200, frames: 8, distinct: 4, delaysCs: DELAYS_MS.map((ms) => ms / 10), loops: 2 });
+    gifImage = (await app.upload(app.key, gifBytes, { filename: 'moving.gif' })).body.image;
+    const webpBytes = await animatedWebp({ width: 300, height: 200, frames: 8, distinct: 4, delaysMs: DELAYS_MS, loops: 3 });
+    webpImage = (await app.upload(app.key, webpBytes, { filename: 'moving.webp' })).body.image;
+  });
+  const expectAnimation = (bytes: Buffer, expected: { format: 'gif' | 'webp'; width: number; height: number }) => {
+    const animation = readAnimation(bytes);
+    expect({ format: animation.format, width: animation.width, height: animation.height, frames: animation.frames, delaysMs: animation.delaysMs, plays: plays(animation) }).toEqual({
+      ...expected,
+      frames: 8,
+      delaysMs: [...DELAYS_MS, ...DELAYS_MS],
+      plays: 3,
+    });
+  };
+
+  test('f:webp and f:gif of an animated GIF and an animated WebP: animated, in the format asked for', async () => {
+    for (const [source, format] of [[gifImage, 'webp'], [gifImage, 'gif'], [webpImage, 'gif'], [webpImage, 'webp']] as const) {
+      const res = await app.http.get(signed(source.url, { width: 150, format }));
+      expect([source.url, format, res.status, res.headers['content-type'], res.headers.vary]).toEqual([source.url, format, 200, `image/${format}`, undefined]);
+      expectAnimation(res.body, { format, width: 150, height: 100 });
+    }
+  });
+
+  test('a preset, Accept image/avif,image/webp: an animated WebP, never a still AVIF; AVIF alone or */*: its own animated GIF', async () => {
+    const url = `/img/_/pr:thumbnail/plain/${gifImage.url}`;
+    for (const [accept, format] of [['image/avif,image/webp,image/*,*/*;q=0.8', 'webp'], ['image/avif,image/*', 'gif'], ['*/*', 'gif'], ['image/avif,image/webp', 'webp']] as const) {
+      // Twice: the second is the fast path's repeat, which must not answer another Accept class.
+      for (let i = 0; i < 2; i++) {
+        const res = await app.http.get(url).set('Accept', accept);
+        expect([accept, res.status, res.headers['content-type'], res.headers.vary]).toEqual([accept, 200, `image/${format}`, 'Accept']);
+        expectAnimation(res.body, { format, width: 234, height: 156 });
+      }
+      await kept();
+    }
+  });
+
+  test('an explicit still format takes the first frame: f:jpg, f:png, f:avif', async () => {
+    const first = await sharp(gifBytes, { page: 0 }).resize({ width: 150 }).removeAlpha().raw().toBuffer();
+    const second = await sharp(gifBytes, { page: 1 }).resize({ width: 150 }).removeAlpha().raw().toBuffer();
+    const distance = (a: Buffer, b: Buffer) => a.reduce((sum, value, i) => sum + Math.abs(value - b[i]), 0) / a.length;
+    for (const format of ['jpg', 'png'] as const) {
+      const res = await app.http.get(signed(gifImage.url, { width: 150, format }));
+      expect([format, res.status, res.headers['content-type']]).toEqual([format, 200, format === 'jpg' ? 'image/jpeg' : 'image/png']);
+      const meta = await sharp(res.body).metadata();
+      expect([meta.width, meta.height, meta.pages ?? 1]).toEqual([150, 100, 1]);
+      const pixels = await sharp(res.body).removeAlpha().raw().toBuffer();
+      expect(distance(pixels, first)).toBeLessThan(distance(pixels, second) / 2);
+    }
+    const avif = await app.http.get(signed(gifImage.url, { width: 150, format: 'avif' }));
+    expect([avif.status, avif.headers['content-type']]).toEqual([200, 'image/avif']);
+    // A still AVIF, not an image sequence (brand `avis`).
+    expect(avif.body.subarray(4, 12).toString('latin1')).toBe('ftypavif');
+  });
+
+  test('crops keep every frame: fill, gravity sm (the first frame’s window for all), and a variant as source', async () => {
+    for (const gravity of [undefined, { type: 'sm' }] as const) {
+      const res = await app.http.get(signed(gifImage.url, { resize: { resizing_type: 'fill', width: 100, height: 100 }, ...(gravity ? { gravity } : {}), format: 'webp' }));
+      expect([gravity, res.status]).toEqual([gravity, 200]);
+      expectAnimation(res.body, { format: 'webp', width: 100, height: 100 });
+    }
+    const fromMedium = await app.http.get(signed(gifImage.medium.url, { width: 120, format: 'gif' }));
+    expect(fromMedium.status).toBe(200);
+    expectAnimation(fromMedium.body, { format: 'gif', width: 120, height: 80 });
+  });
+
+  test('an animated result past the animation bounds (20 MP in all its frames): 400/180 before any work; as a still it renders', async () => {
+    await kept();
+    const before = (await renditions().count({ n: '*' }))[0].n;
+    // 8 frames of 3000×2000: 48 MP.
+    const res = await app.http.get(signed(gifImage.url, { width: 3000, enlarge: 1, format: 'webp' }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status_code: 400, error: { message: 'Invalid transformation: the animated result would exceed 20000000 pixels in all its frames', code: 180 }, status_txt: 'Bad Request' });
+    const still = await app.http.get(signed(gifImage.url, { width: 3000, enlarge: 1, format: 'jpg' }));
+    expect([still.status, (await sharp(still.body).metadata()).width]).toEqual([200, 3000]);
+    await kept();
+    expect(Number((await renditions().count({ n: '*' }))[0].n)).toBe(Number(before) + 1);
   });
 });
 

@@ -1,13 +1,15 @@
 /**
  * Transformations with no key and salt (docs/api.md, "Transformations"): every URL is accepted, but only presets are
  * kept; any other size is rendered each time, so a client without a key cannot fill the storage
- * with sizes of its choosing, nor ask for GIF (docs/security.md, "Transformations"). Kept results
- * have a byte budget by default.
+ * with sizes of its choosing, nor ask for GIF (docs/security.md, "Transformations"), though an
+ * animated GIF stays animated. Kept results have a byte budget by default.
  */
 import fs from 'fs';
 import path from 'path';
 import { useApp } from '../../helpers/app';
 import { jpeg } from '../../helpers/fixtures';
+import { plays, readAnimation } from '../../helpers/animation';
+import { animatedGif } from '../../../tools/support/images/gif';
 
 // Set empty, so the app's .env cannot set them. One render at a time per address (the suite's clients share one).
 const app = useApp({ IMAGE_API_TRANSFORM_KEY: '', IMAGE_API_TRANSFORM_SALT: '', IMAGE_API_MAX_RENDERS_PER_ADDRESS: '1' });
@@ -39,6 +41,23 @@ test('no URL is signed here: none may ask for GIF (400/180)', async () => {
     const res = await app.http.get(urlPath);
     expect([urlPath, res.status, res.body.error]).toEqual([urlPath, 400, { message: 'Invalid transformation: GIF output needs a signed URL', code: 180 }]);
   }
+});
+
+test('an animated GIF source stays animated unsigned: WebP for a client that takes it, else its own GIF (bounded as any animation); GIF named still needs a signature', async () => {
+  const bytes = animatedGif({ width: 300, height: 200, frames: 6, distinct: 3, delaysCs: [5, 10], loops: 0 });
+  const image = (await app.upload(app.key, bytes, { filename: 'moving.gif' })).body.image;
+  for (const [accept, format] of [['image/avif,image/webp,*/*', 'webp'], ['*/*', 'gif'], [undefined, 'gif']] as const) {
+    const req = app.http.get(`/img/anything/rs:fit:150:0/plain/${image.url}`);
+    const res = await (accept ? req.set('Accept', accept) : req);
+    expect([accept, res.status, res.headers['content-type'], res.headers.vary]).toEqual([accept, 200, `image/${format}`, 'Accept']);
+    const animation = readAnimation(res.body);
+    expect([animation.format, animation.width, animation.height, animation.frames, animation.delaysMs, plays(animation)]).toEqual([format, 150, 100, 6, [50, 100, 50, 100, 50, 100], 0]);
+  }
+  const named = await app.http.get(`/img/anything/rs:fit:150:0/plain/${image.url}@gif`);
+  expect([named.status, named.body.error]).toEqual([400, { message: 'Invalid transformation: GIF output needs a signed URL', code: 180 }]);
+  // Its frames scaled past 20 MP in all: 400/180, as signed.
+  const enlarged = await app.http.get(`/img/anything/rs:fit:3000:2000:1/plain/${image.url}`).set('Accept', '*/*');
+  expect([enlarged.status, enlarged.body.error]).toEqual([400, { message: 'Invalid transformation: the animated result would exceed 20000000 pixels in all its frames', code: 180 }]);
 });
 
 test('kept results have a byte budget by default (1 GB): past it, the least recently used go, rows and files', async () => {

@@ -79,11 +79,12 @@ function picture(width, height, shift, block, colors) {
 }
 
 /**
- * An animated GIF of `frames` frames of `width`×`height`, each shown `delayCs` hundredths of a second,
- * looping for ever; `distinct` different pictures in turn, of squares of `block` pixels in
- * 2^`colorBits` colours (fewer colours and larger squares: smaller frames).
+ * An animated GIF of `frames` frames of `width`×`height`, each shown `delayCs` hundredths of a second
+ * (or `delaysCs[frame % length]`), looping for ever (or `loops` times more; null: no loop block, shown
+ * once); `distinct` different pictures in turn, of squares of `block` pixels in 2^`colorBits` colours
+ * (fewer colours and larger squares: smaller frames).
  */
-function animatedGif({ width, height, frames, distinct = 8, delayCs = 4, block = 8, colorBits = 8 }) {
+function animatedGif({ width, height, frames, distinct = 8, delayCs = 4, delaysCs = null, loops = 0, block = 8, colorBits = 8 }) {
   const colors = 1 << colorBits;
   const head = Buffer.alloc(13);
   head.write('GIF89a', 0, 'latin1');
@@ -98,17 +99,17 @@ function animatedGif({ width, height, frames, distinct = 8, delayCs = 4, block =
     palette[i * 3 + 1] = (level * 7) & 0xff;
     palette[i * 3 + 2] = 255 - level;
   }
-  const loop = Buffer.from([0x21, 0xff, 0x0b, ...Buffer.from('NETSCAPE2.0', 'latin1'), 0x03, 0x01, 0x00, 0x00, 0x00]);
-  const control = Buffer.from([0x21, 0xf9, 0x04, 0x04, delayCs & 0xff, delayCs >> 8, 0x00, 0x00]);
+  const loop = loops === null ? Buffer.alloc(0) : Buffer.from([0x21, 0xff, 0x0b, ...Buffer.from('NETSCAPE2.0', 'latin1'), 0x03, 0x01, loops & 0xff, loops >> 8, 0x00]);
+  const control = (delay) => Buffer.from([0x21, 0xf9, 0x04, 0x04, delay & 0xff, delay >> 8, 0x00, 0x00]);
   const descriptor = Buffer.alloc(10);
   descriptor[0] = 0x2c;
   descriptor.writeUInt16LE(width, 5);
   descriptor.writeUInt16LE(height, 7);
   const coded = Array.from({ length: Math.min(distinct, frames) }, (_, f) =>
-    Buffer.concat([control, descriptor, lzw(picture(width, height, f, block, colors), Math.max(2, colorBits))])
+    Buffer.concat([descriptor, lzw(picture(width, height, f, block, colors), Math.max(2, colorBits))])
   );
   const parts = [head, palette, loop];
-  for (let f = 0; f < frames; f++) parts.push(coded[f % coded.length]);
+  for (let f = 0; f < frames; f++) parts.push(control(delaysCs ? delaysCs[f % delaysCs.length] : delayCs), coded[f % coded.length]);
   parts.push(Buffer.from([0x3b]));
   return Buffer.concat(parts);
 }

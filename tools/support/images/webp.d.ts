@@ -8,6 +8,10 @@ export interface AnimatedWebpOptions {
     /** Edge of the squares the pictures are made of, pixels (8). */
     block?: number;
     delayMs?: number;
+    /** Milliseconds each frame is shown, in turn (instead of `delayMs`). */
+    delaysMs?: number[] | null;
+    /** Times the animation plays (the ANIM chunk's count); 0, the default: for ever. */
+    loops?: number;
     lossless?: boolean;
     quality?: number;
     /** TIFF-structured EXIF, carried in an EXIF chunk. */

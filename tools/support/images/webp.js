@@ -41,11 +41,11 @@ function picture(width, height, shift, block) {
 }
 
 /**
- * An animated WebP of `frames` frames of `width`×`height`, `delayMs` each, looping for ever;
- * `distinct` different pictures in turn, lossy (`quality`) or `lossless`; `exif`: a TIFF-structured
- * EXIF block to carry in an EXIF chunk.
+ * An animated WebP of `frames` frames of `width`×`height`, `delayMs` each (or `delaysMs[frame %
+ * length]`), looping for ever (or `loops` times); `distinct` different pictures in turn, lossy
+ * (`quality`) or `lossless`; `exif`: a TIFF-structured EXIF block to carry in an EXIF chunk.
  */
-async function animatedWebp({ width, height, frames, distinct = 4, block = 8, delayMs = 40, lossless = false, quality = 80, exif = null }) {
+async function animatedWebp({ width, height, frames, distinct = 4, block = 8, delayMs = 40, delaysMs = null, loops = 0, lossless = false, quality = 80, exif = null }) {
   const count = Math.min(distinct, frames);
   const stills = Array.from({ length: count }, (_, f) => sharp(picture(width, height, f, block), { raw: { width, height, channels: 3 } }).png().toBuffer());
   const encoded = await sharp(await Promise.all(stills), { join: { animated: true } })
@@ -56,9 +56,16 @@ async function animatedWebp({ width, height, frames, distinct = 4, block = 8, de
   const vp8x = Buffer.from(parts.find((part) => part.type === 'VP8X').payload);
   // Flags: animation (bit 1), and EXIF (bit 3) when there is some.
   vp8x[0] = (vp8x[0] | 0x02 | (exif ? 0x08 : 0)) & ~0x04 & ~0x20;
-  const anim = parts.find((part) => part.type === 'ANIM').payload;
+  const anim = Buffer.from(parts.find((part) => part.type === 'ANIM').payload);
+  // Background colour (4 bytes), then the loop count (0: for ever).
+  anim.writeUInt16LE(loops, 4);
   const body = [chunk('VP8X', vp8x), chunk('ANIM', anim)];
-  for (let f = 0; f < frames; f++) body.push(chunk('ANMF', coded[f % coded.length].payload));
+  for (let f = 0; f < frames; f++) {
+    // Each frame's duration: 24 bits at 12 of its ANMF payload.
+    const frame = Buffer.from(coded[f % coded.length].payload);
+    frame.writeUIntLE(delaysMs ? delaysMs[f % delaysMs.length] : delayMs, 12, 3);
+    body.push(chunk('ANMF', frame));
+  }
   if (exif) body.push(chunk('EXIF', exif));
   const riff = Buffer.alloc(12);
   riff.write('RIFF', 0, 'latin1');

@@ -6,7 +6,7 @@ import { generateImageUrl } from '@imgproxy/imgproxy-node';
 import { parseImgproxyPath } from '../../server/src/delivery/imgproxy-url';
 import { sign, signatureMatches, signatureSecrets } from '../../server/src/delivery/signature';
 import { readOptions } from '../../server/src/delivery/transform-options';
-import { negotiateFormat } from '../../server/src/delivery/format-negotiation';
+import { acceptClass, negotiateFormat } from '../../server/src/delivery/format-negotiation';
 import { DEFAULT_PRESETS } from '../../server/src/config/schema';
 
 const KEY = '943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881';
@@ -69,4 +69,14 @@ test('negotiation: AVIF, then WebP, then the source format; q=0 refuses; wildcar
   expect(negotiateFormat('image/webp;q=0.9, image/avif;q=0', 'png')).toBe('webp');
   expect(negotiateFormat('image/*,*/*;q=0.8', 'png')).toBe('png');
   expect(negotiateFormat(undefined, 'gif')).toBe('gif');
+});
+
+test('negotiation for an animated source: WebP, never AVIF, else the source format; the Accept classes keep AVIF alone apart', () => {
+  expect(negotiateFormat('image/avif,image/webp,*/*', 'gif', true)).toBe('webp');
+  expect(negotiateFormat('image/avif,*/*', 'gif', true)).toBe('gif');
+  expect(negotiateFormat('image/avif', 'webp', true)).toBe('webp');
+  expect(negotiateFormat('image/webp;q=0', 'gif', true)).toBe('gif');
+  expect(negotiateFormat(undefined, 'gif', true)).toBe('gif');
+  expect(['image/avif,image/webp', 'image/avif', 'image/webp', '*/*', undefined].map(acceptClass)).toEqual(['avif+webp', 'avif', 'webp', 'other', 'other']);
+  expect(acceptClass('image/webp,image/avif;q=0.5')).toBe('avif+webp');
 });

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { checkBounds, countFrames, type ImageLimits } from '../../server/src/images/animation-bounds';
+import { boundPassed, checkBounds, countFrames, type ImageLimits } from '../../server/src/images/animation-bounds';
 import { animated } from '../../../../tests/helpers/fixtures';
 import { animatedGif } from '../../../../tools/support/images/gif';
 import { animatedWebp } from '../../../../tools/support/images/webp';
@@ -63,4 +63,11 @@ describe('checkBounds: 413/315 naming the bound passed', () => {
     });
     expect(refusalOf(() => checkBounds({ width: 20_000, height: 10_000, pages: 2 }, LIMITS))).toMatchObject({ message: 'Image too large - max 100 megapixels' });
   });
+});
+
+test('boundPassed: the bound an animation of these frames passes (an upload\'s, a transformation\'s result), or null', () => {
+  expect(boundPassed({ width: 200, height: 200, pages: 500 }, LIMITS)).toBeNull();
+  expect(boundPassed({ width: 200, height: 201, pages: 500 }, LIMITS)).toBe('pixels');
+  expect(boundPassed({ width: 1, height: 1, pages: 501 }, LIMITS)).toBe('frames');
+  expect(boundPassed({ width: 3000, height: 2000, pages: 8 }, LIMITS)).toBe('pixels');
 });

@@ -53,7 +53,7 @@ const options = {
   maxAnimationFrames: positiveInt().default(500)
     .description('Most frames of an accepted animation (GIF, WebP); past it, 413 with code 315, counted from the container before decoding.'),
   maxAnimationPixels: positiveInt().default(20_000_000)
-    .description('Most pixels of all the frames of an accepted animation (frames × width × height): what work on every frame costs (`width`, a metadata strip); and of any GIF, still too (its decoder holds a whole frame at once); past it, 413 with code 315, read from the header before decoding.'),
+    .description('Most pixels of all the frames of an accepted animation (frames × width × height): what work on every frame costs (the variants, `width`, a metadata strip; an animated transformation result, its frames as scaled: past it, 400 with code 180); and of any GIF, still too (its decoder holds a whole frame at once); past it, 413 with code 315, read from the header before decoding.'),
   allowedTypes: Joi.array()
     .items(Joi.string<ImageType>().valid(...IMAGE_TYPES))
     .min(1)

@@ -101,8 +101,23 @@ export function checkBounds({ width, height, pages, type }: ImageSize & { type?:
   if (width * height > limits.maxPixels) throw errors.tooManyPixels(limits.maxPixels);
   if (type === 'gif' && pages <= 1 && width * height > limits.maxAnimationPixels) throw errors.gifTooLarge(limits.maxAnimationPixels);
   if (pages <= 1) return;
-  if (pages > limits.maxAnimationFrames) throw errors.tooManyFrames(limits.maxAnimationFrames);
-  if (pages * width * height > limits.maxAnimationPixels) throw errors.animationTooLarge(limits.maxAnimationPixels);
+  const past = boundPassed({ width, height, pages }, limits);
+  if (past === 'frames') throw errors.tooManyFrames(limits.maxAnimationFrames);
+  if (past === 'pixels') throw errors.animationTooLarge(limits.maxAnimationPixels);
+}
+
+/**
+ * The animation bound that work on every frame of `pages` frames of width × height would pass, or
+ * null: an upload's animation (checkBounds), and an animated transformation result, its frames at the
+ * size they are scaled to (services/delivery/transforms.ts).
+ */
+export function boundPassed(
+  { width, height, pages }: ImageSize,
+  limits: Pick<ImageLimits, 'maxAnimationFrames' | 'maxAnimationPixels'>
+): 'frames' | 'pixels' | null {
+  if (pages > limits.maxAnimationFrames) return 'frames';
+  if (pages * width * height > limits.maxAnimationPixels) return 'pixels';
+  return null;
 }
 
 /** The refusal of an animation with more frames than allowed, from its container alone. */

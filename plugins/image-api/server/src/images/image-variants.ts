@@ -1,7 +1,8 @@
 /**
  * The image work: the stored original (upright, BMP as PNG, HEIC as JPEG, animations untouched), its
  * two variants, `.th` (square centre crop, scaled up when small) and `.md` (fixed width, never scaled
- * up), and its placeholder (placeholder.ts), all from one decode.
+ * up), and its placeholder (placeholder.ts), all from one decode. An animated GIF or WebP keeps every
+ * frame in all three files (animated-variants.ts).
  */
 import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { errors, isApiError } from '../http/api-error';
@@ -18,6 +19,8 @@ import { fitsInJpeg, withIccBlock } from './icc-block';
 import { AVIF_EFFORT, AVIF_QUALITY } from '../delivery/render';
 import { placeholderOf, type Placeholder } from './placeholder';
 import { layoutOf, type FileLayout } from './file-layout';
+import { everyFrame as framesInput, isAnimatedFormat } from './animation-encoding';
+import { animatedVariants, apngFrames, resizedAnimation } from './animated-variants';
 import type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
 
 export type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
@@ -87,8 +90,8 @@ function encodeRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOp
   // libvips' AV1 decoder holds about 200 MB for a 12 MP AVIF (two at once took the bench's server to
   // 940 MB): one AVIF at a time per process, as HEICs and BMPs.
   if (probed.type === 'avif') return oneAvifAtATime(() => renditionsOf(bytes, bytes, probed, options, width));
-  // Work on every frame (`width`, a metadata strip) takes seconds, and libwebp's animation encoder
-  // holds about 85 MB for an animation at the bounds (animation-bounds.ts): one animation at a time.
+  // Work on every frame (the variants, `width`) takes seconds, and libwebp's animation
+  // encoder holds about 85 MB for an animation at the bounds (animation-bounds.ts): one animation at a time.
   if (probed.pages > 1) return oneAnimationAtATime(() => renditionsOf(bytes, bytes, probed, options, width));
   if (probed.type !== 'bmp') return renditionsOf(bytes, bytes, probed, options, width);
   // sharp has no BMP loader: a BMP is turned into a PNG first, off the event loop (bmp-renditions.ts).
@@ -104,8 +107,8 @@ function encodeRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOp
 
 /**
  * Nothing stored is larger than what may be sent (`maxBytes`): a file the image work made bigger (an
- * animation resized to `width`, whose frames' colours no longer compress as they did; an original
- * re-encoded to remove its metadata or turn it upright; a HEIC as a JPEG) is refused (413/313) rather
+ * animation resized to `width`, whose frames' colours no longer compress as they did; an AVIF
+ * re-encoded to remove its metadata, an original turned upright; a HEIC as a JPEG) is refused (413/313) rather
  * than stored. Checked on every file, so it holds for variants that keep an animation too.
  */
 export function checkStoredBytes({ original, medium, thumb }: Renditions, maxBytes: number): void {
@@ -120,12 +123,7 @@ const oneAnimationAtATime = concurrencyLimit(1);
  * Every frame, as libvips decodes an animation: the pixel cap (sharp's `limitInputPixels`, a second
  * net behind the probe's) is the frames' pixels the probe read from the header and let through.
  */
-const everyFrame = (probed: ProbedImage): SharpOptions => ({
-  animated: true,
-  failOn: 'warning',
-  limitInputPixels: probed.width * probed.height * probed.pages,
-  ...heifOpen(probed),
-});
+const everyFrame = (probed: ProbedImage): SharpOptions => ({ ...framesInput(probed.width * probed.height * probed.pages), ...heifOpen(probed) });
 
 /** The renditions of the image whose bytes sharp reads in `input` (`bytes` as sent, or a BMP's PNG). */
 async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
@@ -135,9 +133,18 @@ async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, o
   const format: OutputFormat = isBmp ? 'png' : (probed.type as OutputFormat);
   const open = () => sharp(source.input, source.options);
 
-  const resizeTo = width !== null && width < probed.width ? width : null;
+  // An APNG keeps its frames, so it keeps its width too (animated-variants.ts).
+  const resizeTo = width !== null && width < probed.width && !(format === 'png' && apngFrames(bytes) > 1) ? width : null;
 
   try {
+    if (probed.pages > 1 && isAnimatedFormat(format)) {
+      // Every frame kept in every file, one file after another (animated-variants.ts).
+      const animation = { type: format, input, width: probed.width, height: probed.height, pages: probed.pages };
+      const original = await (resizeTo === null
+        ? storedOriginal(bytes, probed, format, open, options)
+        : resizedAnimation(animation, options.keepExif, resizeTo, originalQuality(format, options)));
+      return { original, ...(await animatedVariants(animation, original, narrowed(options, resizeTo), variantQuality(format, options))) };
+    }
     const stored = resizeTo === null ? storedOriginal(bytes, probed, format, open, options) : resizedOriginal(bytes, probed, format, open, options, resizeTo);
     const [original, variants] = await settleAll<[EncodedImage, Variants]>([
       stored,
@@ -300,8 +307,8 @@ async function encodeVariant(
 }
 
 /**
- * The stored original resized to `width` (narrower than the image): upright, re-encoded, every frame
- * of an animation kept; metadata dropped unless `keepExif`.
+ * The stored original of a still resized to `width` (narrower than the image): upright, re-encoded;
+ * metadata dropped unless `keepExif`. An animation's: animated-variants.ts.
  */
 async function resizedOriginal(
   bytes: Buffer,
@@ -311,12 +318,10 @@ async function resizedOriginal(
   options: VariantOptions,
   width: number
 ): Promise<EncodedImage> {
-  const animated = probed.pages > 1;
-  const base = animated ? sharp(bytes, everyFrame(probed)) : open();
+  const base = open();
   const pipeline = (options.keepExif ? base.keepMetadata() : base.keepIccProfile()).resize({ width });
   const image = await render(pipeline, format, originalQuality(format, options));
-  // An animation's frames are stacked in the output: a frame is its height divided by the frames.
-  return { ...image, height: animated ? image.height / probed.pages : image.height, bits: probed.type === 'bmp' ? 8 : probed.bits };
+  return { ...image, bits: probed.type === 'bmp' ? 8 : probed.bits };
 }
 
 /**

@@ -26,6 +26,7 @@ import rateLimits from './keys/rate-limits';
 import renditions from './delivery/renditions';
 import renderGate from './runtime/render-gate';
 import requestGate from './runtime/request-gate';
+import sourceFrames from './delivery/source-frames';
 import transforms from './delivery/transforms';
 import upload from './upload';
 import uploadRecords from './storage/upload-records';
@@ -59,6 +60,7 @@ export default {
   renditions,
   'render-gate': renderGate,
   'request-gate': requestGate,
+  'source-frames': sourceFrames,
   transforms,
   upload,
   'upload-records': uploadRecords,

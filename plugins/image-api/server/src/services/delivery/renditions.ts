@@ -30,6 +30,8 @@ import { runRenderWork } from '../../images/image-work';
 import { keptResultName } from '../../images/naming';
 import { periodic } from '../../process/periodic';
 import { render, sourceSize, type Rendered } from '../../delivery/render';
+import { renderAnimation } from '../../delivery/animated-render';
+import { isAnimatedFormat } from '../../images/animation-encoding';
 import type { RenderPlan } from '../../delivery/render-plan';
 import type { OutputFormat } from '../../delivery/transform-options';
 import type { HotEntry } from '../../delivery/hot-files';
@@ -48,6 +50,8 @@ export interface RenditionRequest {
   plan: RenderPlan;
   format: OutputFormat;
   quality: number;
+  /** Frames rendered: an animated source's when the result is animated too (GIF, WebP), else 1. */
+  frames: number;
   /** The plan for the source's real size, should its header disagree with its record. */
   replan: (size: { width: number; height: number }) => RenderPlan;
 }
@@ -68,11 +72,15 @@ const EVICT_EVERY_MS = 60_000;
 /** Results evicted per statement. */
 const EVICT_BATCH = 100;
 
-/** The key: SHA-256 of everything the bytes depend on. */
-export function renditionKey({ source, plan, format, quality }: Omit<RenditionRequest, 'replan'>): string {
+/**
+ * The key: SHA-256 of everything the bytes depend on. An animated result is marked (a still of its
+ * first frame was kept under the same options before animations were rendered); nothing else changes,
+ * so every other kept result keeps its key.
+ */
+export function renditionKey({ source, plan, format, quality, frames }: Omit<RenditionRequest, 'replan'>): string {
   const { hash, ext } = source.file;
   const what = { v: 1, file: `${hash}${ext}`, plan, format, quality };
-  return crypto.createHash('sha256').update(JSON.stringify(what)).digest('hex');
+  return crypto.createHash('sha256').update(JSON.stringify(frames > 1 ? { ...what, animated: true } : what)).digest('hex');
 }
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
@@ -191,7 +199,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const size = await sourceSize(source, config.maxPixels);
         const recorded = request.source.file;
         const plan = size.width === recorded.width && size.height === recorded.height ? request.plan : request.replan(size);
-        return render(source, plan, { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality }, config.maxPixels);
+        const settings = { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality };
+        if (request.frames > 1 && isAnimatedFormat(settings.format)) {
+          return renderAnimation(source, plan, { ...settings, format: settings.format }, { ...size, frames: request.frames });
+        }
+        return render(source, plan, settings, config.maxPixels);
       }).catch(gone);
       metrics.transformAnswered('render');
     } catch (error) {

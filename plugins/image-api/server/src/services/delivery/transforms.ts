@@ -8,7 +8,12 @@
  * A URL nobody signed (presets alone, or any URL when no key is set) cannot ask for GIF: its encoder
  * (palette quantisation) costs several times AVIF's, 3.6 s for a 1920 px result on one core against
  * 1 s, and tens of seconds under load. Named (`f:gif`, `@gif`, `.gif`, a preset's `f:gif`), it is a
- * 400/180; a GIF source whose format is negotiated gets PNG instead (the first frame either way).
+ * 400/180; a still GIF source whose format is negotiated gets PNG instead. An animated source is never
+ * given a still format: a client that takes WebP gets an animated WebP, any other an animation of the
+ * source's own format, a GIF included. That GIF is bounded as any animated result is (checkAnimation):
+ * its frames are mapped to the source's own palette at the lowest effort (images/animation-encoding.ts),
+ * 7.5 s of CPU for 20 MP of photographic frames, the most the bounds allow (docs/performance.md,
+ * "Animations").
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../../get-service';
@@ -20,7 +25,10 @@ import { acceptClass, negotiateFormat } from '../../delivery/format-negotiation'
 import { LRUCache } from 'lru-cache';
 import { renditionKey } from './renditions';
 import type { SourceImage } from './image-sources';
-import { planRender } from '../../delivery/render-plan';
+import { planRender, type RenderPlan } from '../../delivery/render-plan';
+import { isAnimatedFormat } from '../../images/animation-encoding';
+import { boundPassed } from '../../images/animation-bounds';
+import type { ImageApiConfig } from '../../config';
 import type { ImmutableBytes } from '../../delivery/immutable-answer';
 
 export interface TransformAnswer {
@@ -40,6 +48,18 @@ interface Recalled {
 
 /** Transformation URLs remembered. */
 const URLS_REMEMBERED = 10_000;
+
+/**
+ * An animated result is held to the upload's animation bounds (images/animation-bounds.ts): its frames
+ * read, and scaled to the plan's size, at most `maxAnimationPixels` in all (an enlargement could ask
+ * for hundreds of times more), so that no render costs more than an upload's work on every frame.
+ */
+function checkAnimation(config: ImageApiConfig, source: { width: number; height: number }, plan: RenderPlan, frames: number): void {
+  const read = boundPassed({ width: source.width, height: source.height, pages: frames }, config);
+  const scaled = boundPassed({ width: plan.scaledWidth, height: plan.scaledHeight, pages: frames }, config);
+  if (read === 'frames') throw errors.invalidTransformation(`the animation has more than ${config.maxAnimationFrames} frames`);
+  if (read || scaled) throw errors.invalidTransformation(`the animated result would exceed ${config.maxAnimationPixels} pixels in all its frames`);
+}
 
 /** Formats an unsigned URL may not ask for (see the module comment). */
 const SIGNED_ONLY_FORMATS: ReadonlySet<OutputFormat> = new Set(['gif']);
@@ -96,12 +116,18 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!source) throw errors.imageNotFound();
 
       const own = FORMAT_BY_MIME.get(source.file.mime) ?? 'jpeg';
-      const format = named ?? negotiateFormat(accept, !signed && SIGNED_ONLY_FORMATS.has(own) ? 'png' : own);
+      // An animated source (GIF, WebP; its original or a variant) stays animated where the format can carry it.
+      const sourceFrames = named === null || isAnimatedFormat(named) ? await getService(strapi, 'source-frames').of(source.file) : 1;
+      const stillStandIn = !signed && sourceFrames === 1 && SIGNED_ONLY_FORMATS.has(own) ? 'png' : own;
+      const format = named ?? negotiateFormat(accept, stillStandIn, sourceFrames > 1);
+      const frames = isAnimatedFormat(format) ? sourceFrames : 1;
       const focal = source.image.focalPoint;
       const plan = planRender(source.file, spec, focal);
       if (plan.width * plan.height > cap || plan.scaledWidth * plan.scaledHeight > cap) throw tooBig();
+      if (frames > 1) checkAnimation(config, source.file, plan, frames);
 
-      const request = { source, plan, format, quality: spec.quality, replan: (size: { width: number; height: number }) => planRender(size, spec, focal) };
+      const replan = (size: { width: number; height: number }) => planRender(size, spec, focal);
+      const request = { source, plan, format, quality: spec.quality, frames, replan };
       const entry = await getService(strapi, 'renditions').get(request, address, { keep, skipKept });
       recalled.set(recallKey(path, accept), { key: renditionKey(request), image: source.image, varyAccept: named === null });
       return { entry, varyAccept: named === null };
