@@ -40,7 +40,6 @@ test('a file of many empty chunks is walked in one pass (every step moves 12 byt
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const empty = pngChunk('tEXt', Buffer.alloc(0));
   const file = Buffer.concat([signature, ...Array.from({ length: 500_000 }, () => empty), actl(7)]);
-  const started = Date.now();
+  // Not linear, this would take minutes: past the suite's time limit.
   expect(apngFrames(file)).toBe(7);
-  expect(Date.now() - started).toBeLessThan(2000);
 });
