@@ -242,16 +242,17 @@ const NEAR_LOSSLESS = 60;
  * How a variant is encoded for the web, from what its source holds; of several, the smallest is kept.
  * A palette PNG's variants are palette PNGs (libimagequant); a grey PNG or JPEG's stay grey (with its
  * alpha: 2 channels, not 4); 16-bit sources' are 8 bits a channel (libvips' raw pixels are); a
- * lossless WebP's are lossy or near-lossless, whichever is smaller; truecolour PNGs with adaptive row
- * filters or without (a photo's take a third of the bytes with them, for 25 ms at 500 px; a flat
- * graphic's a little more).
+ * lossless WebP's are lossy or near-lossless, whichever is smaller; truecolour PNGs once, without row
+ * filters (libvips' default: adaptive filters take a photo's to a third of the bytes but cost 25 ms
+ * more a variant at 500 px, and trying both doubled a PNG upload's CPU; withinSource's fallbacks use
+ * them when the plain file would outgrow its source).
  */
 function webEncoders(format: OutputFormat, quality: number, layout: FileLayout | null): Encoder[] {
   const tone = toneOf(format, layout);
   switch (format) {
     case 'png':
       if (layout?.palette) return [(p) => p.png({ palette: true })];
-      return [(p) => tone(p).png({ adaptiveFiltering: true }), (p) => tone(p).png()];
+      return [(p) => tone(p).png()];
     case 'webp':
       return layout?.lossless ? [(p) => p.webp({ quality }), (p) => p.webp({ nearLossless: true, quality: NEAR_LOSSLESS })] : [(p) => p.webp({ quality })];
     default:
