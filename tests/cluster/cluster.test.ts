@@ -4,7 +4,7 @@
  * about one instance; clients are told apart by their loopback source address (127.0.0.2, ...).
  */
 import crypto from 'crypto';
-import { apikey, bucketKeys, loggedRequests, multipart, openDatabase, promQuery, request, servedBy, sleep, startCluster, uploadFile, type Cluster } from './helpers/cluster';
+import { apikey, bucketKeys, loggedRequests, multipart, openDatabase, promQuery, request, servedByAll, sleep, startCluster, uploadFile, type Cluster } from './helpers/cluster';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { jpeg, png } from '../helpers/fixtures';
 import type { Knex } from 'knex';
@@ -91,7 +91,7 @@ describe('storage on S3 through the balancer', () => {
       expect(md5(Buffer.from(await (await fetch(image.url)).arrayBuffer()))).toBe(md5(sent[index]));
     }
     // Both instances took part.
-    expect(servedBy(cluster.state, /"POST \/api\/1\/upload/, logged).size).toBe(2);
+    expect((await servedByAll(cluster.state, /"POST \/api\/1\/upload/, logged, 3)).size).toBe(2);
   });
 
   test("the admin panel's CSP lets it show images from the bucket", async () => {
@@ -137,7 +137,7 @@ describe('serving through the balancer (docs/api.md, "Serving images")', () => {
     expect([again.status, again.headers.get('x-cache-status')]).toEqual([200, 'HIT']);
     expect(Buffer.compare(again.bytes, first.bytes)).toBe(0);
     // The second request's log line names no instance: nginx answered it alone.
-    const served = servedBy(cluster.state, /"GET \/img\//, logged);
+    const served = await servedByAll(cluster.state, /"GET \/img\//, logged, 2);
     expect(served.get('-')).toBe(1);
     expect([...served].filter(([upstream]) => upstream !== '-').reduce((n, [, count]) => n + count, 0)).toBe(1);
     // Another Accept is another entry of the cache (and another result).
@@ -216,7 +216,7 @@ describe('metrics', () => {
     }
     const logged = loggedRequests(cluster.state);
     for (let i = 0; i < 4; i++) expect((await uploadFile(url, key, await png(40 + i, 30), { name: `counted-${i}.png` })).status).toBe(200);
-    expect(servedBy(cluster.state, /"POST \/api\/1\/upload/, logged).size).toBe(2);
+    expect((await servedByAll(cluster.state, /"POST \/api\/1\/upload/, logged, 4)).size).toBe(2);
     // Scraped every 2 s: the count shows within a few scrapes.
     let after = before;
     for (let waited = 0; after < before + 4 && waited < 20_000; waited += 500) {
@@ -238,7 +238,7 @@ describe('state shared by the instances', () => {
     const id = upload.json.image.id_encoded;
     const views = await Promise.all(Array.from({ length: 60 }, () => request(`${url}/image/${id}`)));
     expect(views.map((v) => v.status)).toEqual(Array(60).fill(200));
-    const served = servedBy(cluster.state, new RegExp(`"GET /image/${id} `), logged);
+    const served = await servedByAll(cluster.state, new RegExp(`"GET /image/${id} `), logged, 60);
     expect([...served.values()].reduce((a, b) => a + b, 0)).toBe(60);
     expect(served.size).toBe(2);
     console.log(`60 concurrent views served by ${JSON.stringify(Object.fromEntries(served))}`);
@@ -256,7 +256,7 @@ describe('state shared by the instances', () => {
     for (let i = 0; i < 8; i++) statuses.push((await uploadFile(url, key, image)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
     // The eight went to both instances.
-    const byInstance = servedBy(cluster.state, /"POST \/api\/1\/upload/, logged);
+    const byInstance = await servedByAll(cluster.state, /"POST \/api\/1\/upload/, logged, 8);
     console.log(`rate limit 5/minute: ${statuses.join(' ')}; served by ${JSON.stringify(Object.fromEntries(byInstance))}`);
     expect(byInstance.size).toBe(2);
   });

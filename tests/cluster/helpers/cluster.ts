@@ -140,6 +140,20 @@ export function servedBy(state: ClusterState, pattern: RegExp, skip = 0): Map<st
   return counts;
 }
 
+/**
+ * servedBy once nginx has logged `expected` matching requests (it writes a request's line after the
+ * answer has gone, so a client can hold every answer before the last lines are written), or after
+ * `timeoutMs` whatever it has.
+ */
+export async function servedByAll(state: ClusterState, pattern: RegExp, skip: number, expected: number, timeoutMs = 5000): Promise<Map<string, number>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const counts = servedBy(state, pattern, skip);
+    if ([...counts.values()].reduce((a, b) => a + b, 0) >= expected || Date.now() > deadline) return counts;
+    await sleep(50);
+  }
+}
+
 /** An instant query through Prometheus' HTTP API: each series' labels and value. */
 export async function promQuery(state: ClusterState, query: string): Promise<Array<{ metric: Record<string, string>; value: number }>> {
   const answer = await httpRequest(`${state.prometheus.url}/api/v1/query?query=${encodeURIComponent(query)}`);
