@@ -9,6 +9,7 @@ import { heic, type HeicColour } from '../../../tools/support/images/heif';
 import { binaryParser, expectServedFiles, expectUploadJson } from '../../helpers/image-json';
 import { storedLayout, type StoredLayout } from '../../helpers/stored-layout';
 import { animatedGif } from '../../../tools/support/images/gif';
+import { bmp } from '../../../tools/support/images/corpus';
 
 const app = useApp();
 
@@ -150,23 +151,7 @@ function photo16(width: number, height: number): Sharp {
 
 /** A 32-bit BMP (bottom-up, BI_RGB with its alpha byte used, as decode-bmp reads it) of the graphic. */
 async function bmp32(width: number, height: number): Promise<Buffer> {
-  const rgba = await graphic(width, height, 4).raw().toBuffer();
-  const file = Buffer.alloc(54 + width * 4 * height);
-  file.write('BM', 0, 'latin1');
-  file.writeUInt32LE(file.length, 2);
-  file.writeUInt32LE(54, 10);
-  file.writeUInt32LE(40, 14);
-  file.writeInt32LE(width, 18);
-  file.writeInt32LE(height, 22);
-  file.writeUInt16LE(1, 26);
-  file.writeUInt16LE(32, 28);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const [from, to] = [(y * width + x) * 4, 54 + ((height - 1 - y) * width + x) * 4];
-      [file[to], file[to + 1], file[to + 2], file[to + 3]] = [rgba[from + 2], rgba[from + 1], rgba[from], rgba[from + 3]];
-    }
-  }
-  return file;
+  return bmp(width, height, await graphic(width, height, 4).raw().toBuffer(), 32);
 }
 
 describe('variants encoded for the web, never bigger than a source with more pixels; bits and channels as the files hold them', () => {

@@ -60,6 +60,9 @@ export declare const PATCH: [number, number];
 /** Who the metadata names. */
 export declare const PERSON: { make: string; model: string; artist: string };
 /** A TIFF-structured EXIF block naming PERSON, with an orientation and the GPS position if asked. */
+/** A bottom-up BI_RGB BMP of RGBA pixels, 24 bits a pixel or 32 (the alpha byte kept). */
+export declare function bmp(width: number, height: number, rgba: Buffer, depth: 24 | 32): Buffer;
+
 export declare function exifTiff(options?: { orientation?: number | null; gps?: boolean }): Buffer;
 /** A v2 ICC display profile (matrix and curves) of Display P3 or Adobe RGB (1998). */
 export declare function iccProfile(space: 'p3' | 'adobe', description: string): Buffer;

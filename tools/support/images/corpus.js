@@ -445,6 +445,7 @@ function gifLayout(gif) {
 // ---------------------------------------------------------------------------------------------
 // BMP, written here (sharp has no BMP writer).
 
+/** A bottom-up BI_RGB BMP of RGBA pixels, 24 bits a pixel or 32 (the alpha byte kept). */
 function bmp(width, height, rgba, depth) {
   const bytesPerPixel = depth / 8;
   const stride = Math.ceil((width * bytesPerPixel) / 4) * 4;
@@ -908,4 +909,4 @@ function corpusEntry(name) {
 /** Every entry, made. */
 const corpus = () => Promise.all(CASES.map((c) => corpusEntry(c.name)));
 
-module.exports = { corpus, corpusCases, corpusEntry, exifTiff, iccProfile, toSrgb, PERSON, PATCH };
+module.exports = { bmp, corpus, corpusCases, corpusEntry, exifTiff, iccProfile, toSrgb, PERSON, PATCH };
