@@ -10,7 +10,7 @@ import path from 'path';
 
 const PLUGIN = path.join(__dirname, '..', '..', 'plugins', 'image-api');
 const dist = (file: string) => path.join(PLUGIN, 'dist', file);
-const WATCHED = ['server/src/index.js', 'server/src/services/upload.js', 'server/src/register.js', 'admin/admin/src/index.js', 'shared/identity.js'];
+const WATCHED = ['server/src/index.js', 'server/src/api/upload-pipeline.js', 'server/src/register.js', 'admin/admin/src/index.js', 'shared/identity.js'];
 
 test('dist is whole at every moment of a rebuild, and a stale file is gone after it', async () => {
   const stale = dist('server/src/left-from-an-old-build.js');

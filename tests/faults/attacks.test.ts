@@ -329,7 +329,7 @@ test('16 phone HEICs of 12 MP at once (from 4 addresses), twice: stored as JPEG,
     expect(run.statuses).toEqual([204]);
     expect(run.slowestMs).toBeLessThan(1000);
   }
-  // One HEIC at a time per process (images/decoders/heic-renditions.ts): the peak is the 16 bodies
+  // One HEIC at a time per process (images/decoders/heic-variants.ts): the peak is the 16 bodies
   // (85 MB), one decoder's heap and one image's pixels over the idle app, whatever the number waiting:
   // 380 to 480 MB over it, measured (before: 1 GB over it); the same 16 JPEGs of 4.3 MB add about
   // 150 MB (docs/operations.md). Bounded: a second batch peaks no higher than the first did, give or

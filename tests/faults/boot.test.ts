@@ -1,6 +1,6 @@
 /**
  * Two instances booting at once on an empty PostgreSQL database both come up: the plugin serializes
- * the schema setup (services/runtime/boot-lock.ts). Without it, Strapi's own setup crashed one or
+ * the schema setup (operations/boot-lock.ts). Without it, Strapi's own setup crashed one or
  * both in 4 trials of 4 ("relation strapi_migrations already exists").
  */
 import { Client } from 'pg';

@@ -4,7 +4,7 @@ export const PLUGIN_ID = 'image-api';
 
 /**
  * The plugin's admin permissions (Settings → Roles → Plugins → Image API): registered by
- * server/src/admin-permissions.ts, required by the admin routes and asked by the admin's pages.
+ * server/src/admin/admin-permissions.ts, required by the admin routes and asked by the admin's pages.
  */
 export const ACTIONS = {
   usageRead: `plugin::${PLUGIN_ID}.usage.read`,

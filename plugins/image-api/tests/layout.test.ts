@@ -2,7 +2,7 @@
  * The server's rooms and the direction of their imports (docs/development.md, "Where things live" and "Rules of the house"):
  * a module imports from its own room or a lower one, never a higher one, and no file circle exists
  * but the type-only one through get-service.ts (every module asks it for services by name; the
- * services' types come back from services/index.ts, as in Strapi's own plugins).
+ * services' types come back from services.ts, as in Strapi's own plugins).
  */
 import fs from 'fs';
 import path from 'path';
@@ -13,26 +13,28 @@ const SRC = path.join(__dirname, '../server/src');
 const RANKS: Record<string, number> = {
   // shared/ (beside server/src): names and contracts the admin panel imports too.
   shared: 0,
-  constants: 0,
   config: 0,
   http: 1,
-  database: 2,
-  delivery: 2,
-  images: 2,
-  process: 2,
-  requests: 2,
-  sources: 2,
-  services: 3,
-  'content-types': 4,
-  controllers: 4,
-  middlewares: 4,
-  openapi: 4,
-  routes: 4,
-  'admin-permissions': 4,
-  register: 5,
-  bootstrap: 5,
-  destroy: 5,
-  index: 6,
+  database: 1,
+  protocol: 2,
+  operations: 2,
+  images: 3,
+  sources: 3,
+  storage: 4,
+  keys: 5,
+  delivery: 6,
+  api: 7,
+  pages: 8,
+  admin: 8,
+  openapi: 8,
+  'content-types': 9,
+  routes: 9,
+  services: 10,
+  controllers: 10,
+  register: 10,
+  bootstrap: 10,
+  destroy: 10,
+  index: 11,
 };
 
 function modules(dir = SRC): string[] {
@@ -104,9 +106,17 @@ describe('the server source tree', () => {
     expect(circles).toEqual([]);
   });
 
-  it('registers in services/ exactly the modules services/index.ts names', () => {
-    const registered = imports(path.join(SRC, 'services/index.ts')).map(({ target }) => rel(target)).sort();
-    const inServices = files.map(rel).filter((file) => file.startsWith('services/') && file !== 'services/index.ts').sort();
-    expect(inServices).toEqual(registered);
+  it('registers every service module (a `({ strapi })` factory that is not a controller) in services.ts, and controllers in controllers.ts', () => {
+    const factories = files.filter((file) => /^export default \(\s*\{ strapi/m.test(fs.readFileSync(file, 'utf8'))).map(rel);
+    const named = (registry: string) => imports(path.join(SRC, registry)).map(({ target }) => rel(target)).sort();
+    expect(factories.filter((file) => !file.endsWith('-controller.ts')).sort()).toEqual(named('services.ts'));
+    expect(factories.filter((file) => file.endsWith('-controller.ts')).sort()).toEqual(named('controllers.ts'));
+  });
+
+  it('gives no two modules the same name, and no module the name of a room', () => {
+    const names = files.map((file) => path.basename(file, '.ts')).filter((name) => name !== 'index' && name !== 'schema');
+    const rooms = new Set(files.map((file) => path.relative(SRC, path.dirname(file)).split(path.sep)).flat());
+    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
+    expect(names.filter((name) => rooms.has(name) && !['services', 'controllers'].includes(name))).toEqual([]);
   });
 });

@@ -204,7 +204,7 @@ test("an app whose roles predate the plugin: the Editor's and Author's key-entry
   const store = app.strapi.store({ type: 'plugin', name: 'image-api', key: 'key-entries-withdrawn' });
   // As at the first boot of a plugin version that withdraws them.
   await store.delete({});
-  const { withdrawKeyEntriesFromDefaultRoles } = require('../../../plugins/image-api/dist/server/src/admin-permissions');
+  const { withdrawKeyEntriesFromDefaultRoles } = require('../../../plugins/image-api/dist/server/src/admin/admin-permissions');
   await withdrawKeyEntriesFromDefaultRoles(app.strapi);
   expect(await held()).toBe(0);
   // Given back by an admin afterwards: the next boot leaves it.

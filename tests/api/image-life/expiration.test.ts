@@ -22,7 +22,7 @@ const upload = (fields: Record<string, string> = {}, apiKey = app.key) => app.up
 const gmt = (text: string) => new Date(`${text.replace(' ', 'T')}Z`).getTime();
 /**
  * Makes an image expired now, as time would. Served files look their image up once a second
- * (services/delivery/image-sources.ts) and compare its expiry with the clock on every request: a real
+ * (delivery/image-sources.ts) and compare its expiry with the clock on every request: a real
  * expiry is exact, but a moved `expires_at` is seen within that second, so the lookup is dropped.
  */
 const expire = async (idEncoded: string, secondsAgo = 1) => {

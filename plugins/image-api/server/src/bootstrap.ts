@@ -1,15 +1,15 @@
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
-import { uploadPathMatcher } from './middlewares/upload-paths';
-import { answerClientErrors } from './requests/client-errors';
-import { installImageFastPath } from './middlewares/image-fast-path';
-import { registerPermissions } from './admin-permissions';
+import { uploadPathMatcher } from './api/upload-paths';
+import { answerClientErrors } from './http/client-errors';
+import { installImageFastPath } from './delivery/image-fast-path';
+import { registerPermissions } from './admin/admin-permissions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   try {
     await setUp(strapi);
   } finally {
-    // Taken when the plugin registered (services/runtime/boot-lock.ts): the schema is set up now.
+    // Taken when the plugin registered (operations/boot-lock.ts): the schema is set up now.
     await getService(strapi, 'boot-lock').release();
   }
 };
@@ -24,7 +24,7 @@ async function setUp(strapi: Core.Strapi) {
     );
   }
   answerClientErrors(strapi.server.httpServer, uploadPathMatcher(strapi));
-  // Hot image bytes answered before Koa (middlewares/image-fast-path.ts).
+  // Hot image bytes answered before Koa (delivery/image-fast-path.ts).
   installImageFastPath(strapi, strapi.server.httpServer);
   await getService(strapi, 'content-manager-layout').apply();
   await registerPermissions(strapi);
@@ -45,7 +45,7 @@ async function setUp(strapi: Core.Strapi) {
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
   getService(strapi, 'expiry-sweep').start();
   getService(strapi, 'renditions').start();
-  // Images stored before placeholders existed get theirs in the background (services/storage/placeholders.ts).
+  // Images stored before placeholders existed get theirs in the background (storage/placeholders.ts).
   getService(strapi, 'placeholders').start();
   if (strapi.config.get('environment') === 'development') {
     // What a newcomer running `npm run develop` needs next: where the API and its docs are, and how to get a key.

@@ -6,7 +6,7 @@
  */
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
-import { stopHeicWorkers } from './images/decoders/heic-renditions';
+import { stopHeicWorkers } from './images/decoders/heic-variants';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   const server = strapi.server?.httpServer;

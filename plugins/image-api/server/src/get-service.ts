@@ -1,7 +1,7 @@
 /** Typed access to the plugin's services and configuration (as Strapi's upload plugin does in utils/). */
 import type { Core } from '@strapi/strapi';
 import type { ImageApiConfig } from './config';
-import { CONFIG_PATH, PLUGIN_ID } from './constants';
+import { CONFIG_PATH, PLUGIN_ID } from './config/constants';
 import type services from './services';
 
 type Services = { [Name in keyof typeof services]: ReturnType<(typeof services)[Name]> };

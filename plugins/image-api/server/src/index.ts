@@ -4,7 +4,7 @@ import config from './config';
 import contentTypes from './content-types';
 import controllers from './controllers';
 import destroy from './destroy';
-import multipartBody from './middlewares/multipart-body';
+import multipartBody from './http/multipart-body';
 import register from './register';
 import routes from './routes';
 import services from './services';
@@ -16,7 +16,7 @@ export default {
   config,
   contentTypes,
   controllers,
-  // `plugin::image-api.multipart-body`: the multipart parser of the routes that read one (middlewares/multipart-routes.ts).
+  // `plugin::image-api.multipart-body`: the multipart parser of the routes that read one (http/multipart-routes.ts).
   middlewares: { 'multipart-body': multipartBody },
   routes,
   services,

@@ -1,33 +1,33 @@
 import type { Core } from '@strapi/strapi';
-import { healthEndpoint } from './middlewares/health';
-import { metricsEndpoint } from './middlewares/metrics-endpoint';
-import { imageDelivery } from './middlewares/image-delivery';
-import { redactSecretsInRequestLog } from './middlewares/log-redaction';
-import { scopeMiddlewaresToUploadRoutes } from './middlewares/route-scope';
-import { readMultipartOnStrapiRoutes } from './middlewares/multipart-routes';
+import { healthEndpoint } from './operations/health-endpoint';
+import { metricsEndpoint } from './operations/metrics-endpoint';
+import { imageDelivery } from './delivery/image-delivery';
+import { redactSecretsInRequestLog } from './operations/log-redaction';
+import { scopeMiddlewaresToUploadRoutes } from './api/route-scope';
+import { readMultipartOnStrapiRoutes } from './http/multipart-routes';
 import { guardMediaLibraryImports } from './sources/media-library-import';
-import { applyHeapGrowth } from './process/heap-growth';
+import { applyHeapGrowth } from './operations/heap-growth';
 import { configureImageWork } from './images/image-work';
 import { restrictDecoders } from './images/decoders/image-decoders';
 import { getService, getConfig } from './get-service';
-import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './constants';
-import { imgbbRoutes } from './routes/imgbb';
-import { pageRoutes } from './routes/pages';
-import { protectFields } from './content-types/field-protection';
-import { protectQueries } from './content-types/query-protection';
-import { deleteImagesWhole } from './content-types/image/document-deletion';
-import { keepImageFilesWhole } from './content-types/image/file-replacement';
-import { withholdCreateOnImages } from './admin-permissions';
+import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './config/constants';
+import { imgbbRoutes } from './routes/imgbb-routes';
+import { pageRoutes } from './routes/page-routes';
+import { protectFields } from './admin/field-protection';
+import { protectQueries } from './admin/query-protection';
+import { deleteImagesWhole } from './storage/document-deletion';
+import { keepImageFilesWhole } from './storage/file-replacement';
+import { withholdCreateOnImages } from './admin/admin-permissions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Held until the end of the plugin's bootstrap: instances booting at once set the schema up in turn.
   await getService(strapi, 'boot-lock').acquire();
   scopeMiddlewaresToUploadRoutes(strapi);
-  // Multipart bodies are read only by the routes that read them (middlewares/multipart-body.ts).
+  // Multipart bodies are read only by the routes that read them (http/multipart-body.ts).
   readMultipartOnStrapiRoutes(strapi);
   // The Media Library's imports from URLs follow the URL sources' address policy (sources/media-library-import.ts).
   guardMediaLibraryImports(strapi);
-  // An API image's file is not replaced through the Media Library (content-types/image/file-replacement.ts).
+  // An API image's file is not replaced through the Media Library (storage/file-replacement.ts).
   keepImageFilesWhole(strapi);
   redactSecretsInRequestLog(strapi);
   // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.

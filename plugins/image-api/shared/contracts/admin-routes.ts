@@ -4,7 +4,7 @@
  */
 import { PLUGIN_ID } from '../identity';
 
-/** The client configurations a key entry offers (server/src/services/keys/client-configs.ts makes them). */
+/** The client configurations a key entry offers (server/src/keys/client-configs.ts makes them). */
 export const CLIENT_KINDS = ['sharex', 'picgo', 'curl'] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 

@@ -1,6 +1,6 @@
 /**
- * The "Image API" page's data: what `GET /image-api/usage/...` answers (server/src/services/admin/
- * usage-report.ts makes it, server/src/controllers/usage-admin.ts sends it, admin/src/pages/
+ * The "Image API" page's data: what `GET /image-api/usage/...` answers (server/src/admin/
+ * usage-report.ts makes it, server/src/admin/usage-admin-controller.ts sends it, admin/src/pages/
  * UsagePage.tsx shows it). Dates are ISO strings; days are UTC `YYYY-MM-DD`.
  */
 import type { ServingAnswer } from './serving';
@@ -13,7 +13,7 @@ export interface DayUsage {
   bytesAdded: number;
 }
 
-/** What a key holds against its quotas (docs/api.md, "Duplicates and quotas"; server/src/services/keys/quotas.ts). */
+/** What a key holds against its quotas (docs/api.md, "Duplicates and quotas"; server/src/keys/quotas.ts). */
 export interface KeyHolding {
   images: number;
   bytes: number;

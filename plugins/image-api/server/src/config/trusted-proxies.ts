@@ -1,4 +1,4 @@
-/** The `trustedProxies` option compiled by proxy-addr (requests/client-address.ts reads addresses with it). */
+/** The `trustedProxies` option compiled by proxy-addr (http/client-address.ts reads addresses with it). */
 import proxyaddr from 'proxy-addr';
 
 /** Throws (TypeError) on an entry that is not an address, a range or a known name. */

@@ -1,6 +1,6 @@
 import image from './image/schema';
 import apiKey from './api-key/schema';
-import apiKeyLifecycles from './api-key/lifecycles';
+import apiKeyLifecycles from '../keys/key-lifecycles';
 import pendingUpload from './pending-upload/schema';
 import idempotentUpload from './idempotent-upload/schema';
 import usageDay from './usage-day/schema';

@@ -11,7 +11,7 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Knex as KnexInstance } from 'knex';
-import { FILE_UID } from '../constants';
+import { FILE_UID } from '../config/constants';
 
 /** A knex transaction, or the connection itself (Strapi's own knex). */
 export type Knex = KnexInstance | KnexInstance.Transaction;

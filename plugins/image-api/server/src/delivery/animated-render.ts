@@ -3,7 +3,7 @@
  * WebP): every frame scaled and cropped as render-plan.ts planned, the frames' delays and the loop
  * count kept, encoded as the upload's animations are (images/animation-encoding.ts). The caller holds
  * an image-work slot (images/image-work.ts) and has checked the animation bounds against the frames
- * at the size they are scaled to (services/delivery/transforms.ts).
+ * at the size they are scaled to (delivery/transforms.ts).
  *
  * Gravity `sm`: libvips' attention strategy reads one picture, so the first frame's crop is every
  * frame's. EXIF orientation is not applied to animations (none are stored with one unless

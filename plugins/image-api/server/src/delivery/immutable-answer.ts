@@ -65,7 +65,7 @@ export function answerGone(ctx: Context, body: string | Record<string, unknown> 
   ctx.body = body;
 }
 
-/** The headers of every such answer (the fast path, middlewares/image-fast-path.ts, sends the same). */
+/** The headers of every such answer (the fast path, delivery/image-fast-path.ts, sends the same). */
 export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModified' | 'type'>, { maxAgeSeconds, varyAccept = false }: AnswerOptions): Record<string, string> {
   return {
     'Cache-Control': `public, max-age=${maxAgeSeconds}, immutable`,

@@ -13,10 +13,9 @@ import { MIME_BY_FORMAT } from '../images/naming';
 // Sources are this service's own stored files, checked when uploaded: HEIF ones may be tiled (image-decoders.ts).
 import { HEIF_OPEN } from '../images/decoders/image-decoders';
 
-/** AVIF encoder effort (0 fastest to 9): see the module comment. */
-export const AVIF_EFFORT = 2;
-/** AVIF quality when the URL sets none: about the visual quality of JPEG at 80-85. */
-export const AVIF_QUALITY = 55;
+import { AVIF_EFFORT, AVIF_QUALITY } from '../images/avif-encoding';
+
+export { AVIF_EFFORT, AVIF_QUALITY };
 
 export interface Rendered {
   buffer: Buffer;

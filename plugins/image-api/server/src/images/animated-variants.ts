@@ -18,9 +18,9 @@ import sharp, { type ResizeOptions, type Sharp } from 'sharp';
 import type { ProbedImage } from './image-probe';
 import { placeholderOf, type Placeholder } from './placeholder';
 import { encodeAnimation, everyFrame, type AnimatedFormat } from './animation-encoding';
-import type { EncodedImage, Renditions, VariantOptions } from './renditions';
+import type { EncodedImage, VariantSet, VariantOptions } from './variant-set';
 
-type Variants = Pick<Renditions, 'thumb' | 'medium' | 'placeholder'>;
+type Variants = Pick<VariantSet, 'thumb' | 'medium' | 'placeholder'>;
 
 /** An animation as the probe read it (a frame's width and height, its frames), with its bytes. */
 export type AnimationSource = Pick<ProbedImage, 'width' | 'height' | 'pages'> & { type: AnimatedFormat; input: Buffer };

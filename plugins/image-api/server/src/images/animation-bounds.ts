@@ -109,7 +109,7 @@ export function checkBounds({ width, height, pages, type }: ImageSize & { type?:
 /**
  * The animation bound that work on every frame of `pages` frames of width × height would pass, or
  * null: an upload's animation (checkBounds), and an animated transformation result, its frames at the
- * size they are scaled to (services/delivery/transforms.ts).
+ * size they are scaled to (delivery/transforms.ts).
  */
 export function boundPassed(
   { width, height, pages }: ImageSize,

@@ -1,5 +1,5 @@
 /**
- * A HEIC's ICC profile in the JPEG it is stored as (image-variants.ts, pixelRenditions): sharp tags
+ * A HEIC's ICC profile in the JPEG it is stored as (image-variants.ts, pixelVariants): sharp tags
  * an output only with a profile it converts to, and a HEIC's pixels come from libheif as numbers
  * already in the profile's colour space (Display P3, for phones). A JPEG carries a profile in APP2
  * segments behind "ICC_PROFILE\0", each with its sequence number and the count (ICC.1, annex B.4).

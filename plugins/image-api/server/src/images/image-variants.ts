@@ -10,24 +10,24 @@ import type { ProbedImage } from './image-probe';
 import { stripMetadata } from './metadata/strip-metadata';
 import { settleAll } from './settle-all';
 import { concurrencyLimit } from './concurrency-limit';
-import { bmpAsPng } from './decoders/bmp-renditions';
-import { heicRenditions } from './decoders/heic-renditions';
+import { bmpAsPng } from './decoders/bmp-variants';
+import { heicVariants } from './decoders/heic-variants';
 import type { DecodedPixels } from './decoders/heic-job';
 import { HEIF_OPEN } from './decoders/image-decoders';
 import { withExifBlock } from './exif-block';
 import { fitsInJpeg, withIccBlock } from './icc-block';
-import { AVIF_EFFORT, AVIF_QUALITY } from '../delivery/render';
+import { AVIF_EFFORT, AVIF_QUALITY } from './avif-encoding';
 import { placeholderOf, type Placeholder } from './placeholder';
 import { layoutOf, type FileLayout } from './file-layout';
 import { everyFrame as framesInput, isAnimatedFormat } from './animation-encoding';
 import { animatedVariants, apngFrames, resizedAnimation } from './animated-variants';
-import type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
+import type { EncodedImage, OutputFormat, VariantSet, VariantOptions } from './variant-set';
 
-export type { EncodedImage, OutputFormat, Renditions, VariantOptions } from './renditions';
+export type { EncodedImage, OutputFormat, VariantSet, VariantOptions } from './variant-set';
 
 /**
  * AVIF encoding of stored AVIF images (their variants, and originals re-encoded): the transformations'
- * settings (delivery/render.ts: effort 2, quality 55, about JPEG at 85), which keep a 12 MP upload's
+ * settings (avif-encoding.ts: effort 2, quality 55, about JPEG at 85), which keep a 12 MP upload's
  * variants within the upload figures (docs/performance.md, "HEIC, AVIF and placeholders"); originals
  * re-encoded at 75.
  */
@@ -61,7 +61,7 @@ async function render(pipeline: Sharp, format: OutputFormat, quality: number): P
   return rendered(encode(pipeline, format, quality), format);
 }
 
-/** The file an encoding pipeline writes (`bits` and `channels` are the file's: buildRenditions reads them). */
+/** The file an encoding pipeline writes (`bits` and `channels` are the file's: buildVariants reads them). */
 async function rendered(encoding: Sharp, format: OutputFormat): Promise<EncodedImage> {
   const { data, info } = await encoding.toBuffer({ resolveWithObject: true });
   return { buffer: data, format, width: info.width, height: info.height, channels: info.channels, bits: 8 };
@@ -73,8 +73,8 @@ async function rendered(encoding: Sharp, format: OutputFormat): Promise<EncodedI
  * variants follow from it (the medium is never wider than the original). Each file's `bits` and
  * `channels` are read from its bytes, whichever way it was made.
  */
-export async function buildRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<Renditions> {
-  const { original, medium, thumb, placeholder } = await encodeRenditions(bytes, probed, options, width);
+export async function buildVariants(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<VariantSet> {
+  const { original, medium, thumb, placeholder } = await encodeVariants(bytes, probed, options, width);
   return { original: asStored(original), medium: asStored(medium), thumb: asStored(thumb), placeholder };
 }
 
@@ -84,24 +84,24 @@ function asStored(image: EncodedImage): EncodedImage {
   return layout ? { ...image, bits: layout.bits, channels: layout.channels } : image;
 }
 
-function encodeRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
-  // Decoded and rendered in a worker thread, one HEIC at a time per process (decoders/heic-renditions.ts).
-  if (probed.type === 'heic') return heicRenditions(bytes, options, width);
+function encodeVariants(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<VariantSet> {
+  // Decoded and rendered in a worker thread, one HEIC at a time per process (decoders/heic-variants.ts).
+  if (probed.type === 'heic') return heicVariants(bytes, options, width);
   // libvips' AV1 decoder holds about 200 MB for a 12 MP AVIF (two at once took the bench's server to
   // 940 MB): one AVIF at a time per process, as HEICs and BMPs.
-  if (probed.type === 'avif') return oneAvifAtATime(() => renditionsOf(bytes, bytes, probed, options, width));
+  if (probed.type === 'avif') return oneAvifAtATime(() => variantsOf(bytes, bytes, probed, options, width));
   // Work on every frame (the variants, `width`) takes seconds, and libwebp's animation
   // encoder holds about 85 MB for an animation at the bounds (animation-bounds.ts): one animation at a time.
-  if (probed.pages > 1) return oneAnimationAtATime(() => renditionsOf(bytes, bytes, probed, options, width));
-  if (probed.type !== 'bmp') return renditionsOf(bytes, bytes, probed, options, width);
-  // sharp has no BMP loader: a BMP is turned into a PNG first, off the event loop (bmp-renditions.ts).
+  if (probed.pages > 1) return oneAnimationAtATime(() => variantsOf(bytes, bytes, probed, options, width));
+  if (probed.type !== 'bmp') return variantsOf(bytes, bytes, probed, options, width);
+  // sharp has no BMP loader: a BMP is turned into a PNG first, off the event loop (bmp-variants.ts).
   // A 1-bit BMP packs 32 pixels a byte, so under the byte limit it may be 80 MP, where other formats
-  // are at most a few: one at a time, its PNG and renditions stay within the memory figures.
+  // are at most a few: one at a time, its PNG and variants stay within the memory figures.
   // The worker's PNG is the stored original as it is: re-encoding 80 MP would hold libvips to
   // 100 MB more, for a few percent of file size.
   return oneBmpAtATime(async () => {
     const png = await bmpAsPng(bytes);
-    return renditionsOf(png, png, probed, options, width);
+    return variantsOf(png, png, probed, options, width);
   });
 }
 
@@ -111,7 +111,7 @@ function encodeRenditions(bytes: Buffer, probed: ProbedImage, options: VariantOp
  * re-encoded to remove its metadata, an original turned upright; a HEIC as a JPEG) is refused (413/313) rather
  * than stored. Checked on every file, so it holds for variants that keep an animation too.
  */
-export function checkStoredBytes({ original, medium, thumb }: Renditions, maxBytes: number): void {
+export function checkStoredBytes({ original, medium, thumb }: VariantSet, maxBytes: number): void {
   if (Math.max(original.buffer.length, medium.buffer.length, thumb.buffer.length) > maxBytes) throw errors.storedTooBig(maxBytes);
 }
 
@@ -125,8 +125,8 @@ const oneAnimationAtATime = concurrencyLimit(1);
  */
 const everyFrame = (probed: ProbedImage): SharpOptions => ({ ...framesInput(probed.width * probed.height * probed.pages), ...heifOpen(probed) });
 
-/** The renditions of the image whose bytes sharp reads in `input` (`bytes` as sent, or a BMP's PNG). */
-async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<Renditions> {
+/** The variants of the image whose bytes sharp reads in `input` (`bytes` as sent, or a BMP's PNG). */
+async function variantsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<VariantSet> {
   const isBmp = probed.type === 'bmp';
   // A BMP has no orientation to apply (and checking would make libvips hold the whole image).
   const source: SharpInput = { input, options: { autoOrient: !isBmp, failOn: 'warning', limitInputPixels: options.maxPixels, ...heifOpen(probed) } };
@@ -157,14 +157,14 @@ async function renditionsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, o
   }
 }
 
-type Variants = Pick<Renditions, 'thumb' | 'medium' | 'placeholder'>;
+type Variants = Pick<VariantSet, 'thumb' | 'medium' | 'placeholder'>;
 
 /** The medium is never wider than an original resized to `width`. */
 const narrowed = (options: VariantOptions, width: number | null) =>
   width === null ? options : { ...options, mediumWidth: Math.min(options.mediumWidth, width) };
 
 /**
- * The renditions of decoded pixels (a HEIC's, upright: decoders/heic-worker.ts runs this beside its
+ * The variants of decoded pixels (a HEIC's, upright: decoders/heic-worker.ts runs this beside its
  * decoder): the stored original encoded as a JPEG (on white where it has transparency), and the
  * variants decoded from that JPEG (shrunk on load: a 12 MP photo's variants cost what they cost from
  * its pixels). Pixels in another colour space than sRGB (a phone's Display P3, `decoded.icc`) keep
@@ -172,7 +172,7 @@ const narrowed = (options: VariantOptions, width: number | null) =>
  * converts them to sRGB. The file's EXIF goes into the JPEG only with `keepExif`, as a JPEG's would
  * stay.
  */
-export async function pixelRenditions(decoded: DecodedPixels, bytes: Buffer, options: VariantOptions, width: number | null): Promise<Renditions> {
+export async function pixelVariants(decoded: DecodedPixels, bytes: Buffer, options: VariantOptions, width: number | null): Promise<VariantSet> {
   try {
     const raw = { width: decoded.width, height: decoded.height, channels: decoded.channels };
     const pixels = sharp(decoded.pixels, { raw });

@@ -6,7 +6,7 @@
  * image all of them, and two images on two cores would run four threads, besides the JavaScript
  * thread that serves the requests: measured, that costs about a tenth more CPU per upload).
  * libvips' operation cache is off: it only pays when the same image is processed twice, which
- * never happens. When the work goes quiet, what it left is collected (process/idle-collection.ts).
+ * never happens. When the work goes quiet, what it left is collected (operations/idle-collection.ts).
  *
  * Transformation renders (asked for by anyone, keyed or not) take these slots too, but at most
  * `renderConcurrency` of them at once, one fewer than the slots by default: an upload always finds a
@@ -19,7 +19,7 @@
 import os from 'os';
 import sharp from 'sharp';
 import { concurrencyLimit } from './concurrency-limit';
-import { busyWithImages } from '../process/idle-collection';
+import { busyWithImages } from '../operations/idle-collection';
 
 export type ImageWorkLimit = <T>(work: () => Promise<T>) => Promise<T>;
 

@@ -71,7 +71,7 @@ export function libraryName(title: string | null, originalFilename: string, exte
 }
 
 /**
- * A kept transformation result's stored name, without its extension (services/delivery/renditions.ts):
+ * A kept transformation result's stored name, without its extension (delivery/variants.ts):
  * its image's name, `_t`, and 24 hex digits of its key. No image name holds `_` (storedName()), nor
  * does a Media Library hash end so (Strapi ends them with `_` and 10 hex digits).
  */

@@ -1,6 +1,6 @@
 /**
  * Promise.all that waits for every operation to finish before failing. Image operations read the
- * received bytes, whose buffer goes back to a pool when the request ends (see requests/buffer-pool.ts): none
+ * received bytes, whose buffer goes back to a pool when the request ends (see http/buffer-pool.ts): none
  * may still be running by then, not even after another one failed.
  */
 export async function settleAll<T extends readonly unknown[]>(operations: [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {

@@ -4,13 +4,13 @@
  * gets an answer in the API's error shape (110 for another version, 120 for another action, 405 for another
  * method) rather than Strapi's 404. Public routes: the controller checks the API key itself.
  *
- * `/api/1/openapi.json` and `/api/1/docs`: the OpenAPI document and its rendering (controllers/docs).
+ * `/api/1/openapi.json` and `/api/1/docs`: the OpenAPI document and its rendering (openapi/docs-controller).
  *
  * Admin API (`/image-api/...`, admin JWT, each route behind one of the plugin's permissions): reveal
  * and regenerate a key from its entry's edit view, download a client configuration (ShareX, PicGo,
  * curl) filled in with it; the "Image API" page's usage, keys and image deletion.
  */
-import { ACTIONS } from '../constants';
+import { ACTIONS } from '../config/constants';
 import { ADMIN_ROUTES } from '../../../shared/contracts/admin-routes';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -5,11 +5,11 @@
 import fs from 'fs';
 import path from 'path';
 import { errors } from '../http/api-error';
-import type { RequestScope } from '../requests/request-scope';
+import type { RequestScope } from '../http/request-scope';
 import type { AddressPolicy } from './address-policy';
 import { decodeBase64Source } from './base64-source';
 import { fetchSource } from './source-fetcher';
-import type { SourceInput } from '../http/source-precedence';
+import type { SourceInput } from '../protocol/source-precedence';
 
 export interface SourceLimits {
   maxBytes: number;

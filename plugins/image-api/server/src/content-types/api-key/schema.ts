@@ -37,10 +37,10 @@ export default {
     // Images uploaded with the key belong to this admin user (the Media Library's "created by").
     owner: { type: 'relation', relation: 'manyToOne', target: 'admin::user', configurable: false },
     // An upload whose bytes equal an earlier live upload of this key: `store` it again, `reuse` the
-    // earlier image (nothing stored), or `refuse` it (409, code 101). services/storage/duplicates.ts.
+    // earlier image (nothing stored), or `refuse` it (409, code 101). storage/duplicates.ts.
     duplicates: { type: 'enumeration', enum: ['store', 'reuse', 'refuse'], default: 'store', required: true },
     // Caps on the key's live images (403, code 105 past either); empty: none. Bytes count every file
-    // stored (original and variants). services/keys/quotas.ts.
+    // stored (original and variants). keys/quotas.ts.
     quota_bytes: { type: 'biginteger', min: '1' },
     quota_images: { type: 'integer', min: 1 },
     // What the key holds now, kept with every upload and deletion, in their transactions.
@@ -51,7 +51,7 @@ export default {
     // Recognition without revealing: "img_AbCd" and the last four characters.
     key_prefix: { type: 'string', writable: false, configurable: false },
     key_last4: { type: 'string', writable: false, configurable: false },
-    // Server-only (content-types/field-protection.ts): out of the Content Manager's search too.
+    // Server-only (admin/field-protection.ts): out of the Content Manager's search too.
     key_hash: { type: 'string', private: true, unique: true, writable: false, configurable: false, visible: false, searchable: false },
     key_encrypted: { type: 'text', private: true, writable: false, configurable: false, visible: false, searchable: false },
     images: { type: 'relation', relation: 'oneToMany', target: 'plugin::image-api.image', mappedBy: 'api_key' },

@@ -1,6 +1,6 @@
 /**
  * Uploads made with an `Idempotency-Key` header, remembered per API key for 24 hours
- * (services/storage/idempotency.ts): a repeated request answers the first upload's answer. The
+ * (storage/idempotency.ts): a repeated request answers the first upload's answer. The
  * answer is kept without its delete link, whose secret is derived again when it is replayed.
  */
 export default {
@@ -21,7 +21,7 @@ export default {
     api_key_id: { type: 'integer', required: true },
     idempotency_key: { type: 'string', required: true },
     id_encoded: { type: 'string', required: true },
-    // The upload's image as the answer gave it (http/image-json.ts), delete link aside.
+    // The upload's image as the answer gave it (protocol/image-json.ts), delete link aside.
     answer: { type: 'json', required: true },
   },
   indexes: [

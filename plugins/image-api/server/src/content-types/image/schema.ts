@@ -20,7 +20,7 @@ export default {
     title: { type: 'string' },
     // What the Content Manager and the admin's home page name the entry by (its main field): the
     // title, else the client's file name, as the Media Library names files. Kept by the server
-    // (content-types/field-protection.ts keeps it in step with the title).
+    // (admin/field-protection.ts keeps it in step with the title).
     label: { type: 'string', maxLength: 255, writable: false, configurable: false },
     description: { type: 'text' },
     md5: { type: 'string', required: true, maxLength: 32 },
@@ -39,13 +39,13 @@ export default {
     album: { type: 'relation', relation: 'manyToOne', target: 'plugin::upload.folder', configurable: false },
     file: { type: 'media', multiple: false, allowedTypes: ['images'] },
     // What a page paints before the image arrives (images/placeholder.ts): a ThumbHash (base64) and
-    // `#rrggbb`. Filled in at boot for images stored before they existed (services/storage/placeholders.ts).
+    // `#rrggbb`. Filled in at boot for images stored before they existed (storage/placeholders.ts).
     placeholder: { type: 'string', maxLength: 64, writable: false, configurable: false },
     dominant_color: { type: 'string', maxLength: 7, writable: false, configurable: false },
-    // Keys that reuse or refuse duplicates (services/storage/duplicates.ts): SHA-256 of the key and the
+    // Keys that reuse or refuse duplicates (storage/duplicates.ts): SHA-256 of the key and the
     // bytes the client sent. The upload's answer as it gave it (no delete link), for every upload: a
-    // duplicate answers it again, and the image's events carry it (services/storage/media-events.ts).
-    // Server-only, like the fields below (content-types/field-protection.ts): out of the Content Manager's search too.
+    // duplicate answers it again, and the image's events carry it (storage/media-events.ts).
+    // Server-only, like the fields below (admin/field-protection.ts): out of the Content Manager's search too.
     source_digest: { type: 'string', maxLength: 64, private: true, writable: false, configurable: false, visible: false, searchable: false },
     answer: { type: 'json', private: true, writable: false, configurable: false, visible: false },
     // SHA-256 of the delete link's secret; the secret itself is never stored.

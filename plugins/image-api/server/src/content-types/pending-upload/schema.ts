@@ -1,6 +1,6 @@
 /**
  * Write-ahead journal of provider files that may be left without records: those of uploads in flight
- * and of deletions under way (services/storage/journal.ts). A row that outlives its upload or
+ * and of deletions under way (storage/journal.ts). A row that outlives its upload or
  * deletion names the files the sweep must remove.
  */
 export default {

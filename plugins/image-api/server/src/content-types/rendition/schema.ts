@@ -1,5 +1,5 @@
 /**
- * Kept transformation results (docs/api.md, "Transformations", services/delivery/renditions.ts): each distinct result
+ * Kept transformation results (docs/api.md, "Transformations", delivery/renditions.ts): each distinct result
  * is rendered once and its file kept through the upload provider; a row names it. Removed with
  * their image, and, past `transformCacheBytes`, the least recently used first.
  */

@@ -1,5 +1,5 @@
 /**
- * The worker thread of bmp-renditions.ts: turns each BMP it is sent into a PNG (bmp-to-png.ts) and
+ * The worker thread of bmp-variants.ts: turns each BMP it is sent into a PNG (bmp-to-png.ts) and
  * hands the PNG back (moved, not copied). One job at a time. What a job leaves (its copy of the
  * BMP, the compressed bands) is collected after it: an idle worker allocates nothing, so V8 would
  * otherwise keep it until the next BMP (as heic-worker.ts does).
@@ -7,7 +7,7 @@
 import { parentPort } from 'worker_threads';
 import { isApiError } from '../../http/api-error';
 import { bmpToPng } from './bmp-to-png';
-import { collectGarbage } from '../../process/collect-garbage';
+import { collectGarbage } from '../../operations/collect-garbage';
 
 /** What the worker answers: the PNG, or the refusal (an error-table row), or the failure. */
 export type BmpAnswer = { png: Uint8Array } | { refusal: { status: number; code: number; message: string } } | { failure: string };

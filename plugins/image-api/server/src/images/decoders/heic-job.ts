@@ -1,5 +1,5 @@
-/** The messages between heic-renditions.ts and its worker (heic-worker.ts), and what the worker decodes. */
-import type { Renditions, VariantOptions } from '../renditions';
+/** The messages between heic-variants.ts and its worker (heic-worker.ts), and what the worker decodes. */
+import type { VariantSet, VariantOptions } from '../variant-set';
 
 /** What the worker is sent: the file, the upload's options (the pixel cap checked again before decoding) and `width`. */
 export interface HeicJob {
@@ -8,8 +8,8 @@ export interface HeicJob {
   width: number | null;
 }
 
-/** What the worker answers: the renditions, or the refusal (an error-table row). */
-export type HeicAnswer = { renditions: Renditions } | { refusal: { status: number; code: number; message: string } };
+/** What the worker answers: the variants, or the refusal (an error-table row). */
+export type HeicAnswer = { variants: VariantSet } | { refusal: { status: number; code: number; message: string } };
 
 /** A HEIC's primary image, decoded: upright, 8 bits a sample. */
 export interface DecodedPixels {

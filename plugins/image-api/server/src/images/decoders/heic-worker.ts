@@ -1,12 +1,12 @@
 /**
- * The worker thread of heic-renditions.ts: decodes each HEIC it is sent with libheif (libheif-js, a
+ * The worker thread of heic-variants.ts: decodes each HEIC it is sent with libheif (libheif-js, a
  * WebAssembly build: sharp's libvips reads HEIF containers but has no HEVC decoder), then makes its
- * renditions from those pixels here (image-variants.ts, pixelRenditions) and hands back only the
+ * variants from those pixels here (image-variants.ts, pixelVariants) and hands back only the
  * encoded files. libheif applies the container's rotation and mirroring (`irot`, `imir`) and
  * assembles tiled (grid) images, as phones write them; what the numbers mean (a phone's Display P3)
  * is read beside them (heic-colour.ts). One job at a time.
  *
- * Memory is what this is careful about (heic-renditions.ts): the pixels are copied once out of the
+ * Memory is what this is careful about (heic-variants.ts): the pixels are copied once out of the
  * WebAssembly heap (libheif-js's `display()` makes two copies, of four channels) and never leave this
  * thread; the decoder's context is freed (libheif-js would keep it until its next decode); and what
  * a job leaves is collected after it rather than whenever V8 gets to it.
@@ -14,10 +14,10 @@
 import fs from 'fs';
 import { parentPort } from 'worker_threads';
 import { errors, isApiError } from '../../http/api-error';
-import { pixelRenditions } from '../image-variants';
+import { pixelVariants } from '../image-variants';
 import type { DecodedPixels, HeicAnswer, HeicJob } from './heic-job';
 import { colourOf, profileOf, type LibheifColourCalls } from './heic-colour';
-import { collectGarbage } from '../../process/collect-garbage';
+import { collectGarbage } from '../../operations/collect-garbage';
 
 
 /** libheif-js's image handle wrapper (its `handle` is libheif's `heif_image_handle`). */
@@ -102,7 +102,7 @@ async function decode(bytes: Uint8Array, maxPixels: number): Promise<DecodedPixe
 async function work({ bytes, options, width }: HeicJob): Promise<HeicAnswer> {
   try {
     const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return { renditions: await pixelRenditions(await decode(bytes, options.maxPixels), file, options, width) };
+    return { variants: await pixelVariants(await decode(bytes, options.maxPixels), file, options, width) };
   } catch (error) {
     const refusal = isApiError(error) ? error : errors.invalidImage();
     return { refusal: { status: refusal.status, code: refusal.code, message: refusal.message } };

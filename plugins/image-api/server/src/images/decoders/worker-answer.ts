@@ -1,5 +1,5 @@
 /**
- * One job for a worker thread (bmp-renditions.ts, heic-renditions.ts): the job is posted, and the
+ * One job for a worker thread (bmp-variants.ts, heic-variants.ts): the job is posted, and the
  * worker's answer resolves the promise. A worker that throws, exits or takes longer than `timeoutMs`
  * rejects it (the error; 311 for an exit, as out of memory; 311 "decoding took too long"): the
  * caller then stops that worker and uses a new one for the next job.

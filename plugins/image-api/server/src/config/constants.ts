@@ -1,0 +1,19 @@
+/**
+ * Names the plugin shares with Strapi: its id, the content types it reads and writes, its public paths.
+ * Its own id, permissions and content types come from shared/identity.ts, which the admin reads too.
+ */
+import { PLUGIN_ID } from '../../../shared/identity';
+
+export { ACTIONS, API_KEY_UID, IDEMPOTENT_UPLOAD_UID, IMAGE_UID, PENDING_UPLOAD_UID, PLUGIN_ID, RENDITION_UID, USAGE_DAY_UID } from '../../../shared/identity';
+
+/** Where Strapi keeps the plugin's configuration (`strapi.config.get(CONFIG_PATH)`). */
+export const CONFIG_PATH = `plugin::${PLUGIN_ID}`;
+
+/** Other plugins' content types the plugin writes to or links to. */
+export const FILE_UID = 'plugin::upload.file';
+export const FOLDER_UID = 'plugin::upload.folder';
+export const ADMIN_USER_UID = 'admin::user';
+export const SITE_USER_UID = 'plugin::users-permissions.user';
+
+/** The viewer page, `/image/<id_encoded>`, outside the /api prefix. */
+export const VIEWER_PATH = '/image';

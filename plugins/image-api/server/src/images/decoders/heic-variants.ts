@@ -1,0 +1,98 @@
+/**
+ * HEIC (HEVC-coded HEIF, what phones send) off the event loop: a worker thread (heic-worker.ts)
+ * decodes it with libheif's WebAssembly build and makes its variants from the pixels, so the
+ * thread that serves requests only ever holds the file and the encoded results. It runs inside an
+ * image-work slot (image-work.ts), one HEIC at a time per process: a decode holds the file, its
+ * WebAssembly heap (65 MB for a 12 MP photo) and its pixels (36 MB) while the variants are made,
+ * and two at once took 16 concurrent 12 MP uploads to a peak of 1 GB of RSS
+ * (tests/faults/attacks.test.ts measures it).
+ *
+ * The worker is kept between images (a new thread per image costs the WebAssembly module's start,
+ * about 150 ms of CPU), except after a large image: a WebAssembly heap grows to its largest image and
+ * never shrinks, so a worker that decoded more than LARGE_PIXELS is stopped and its memory goes with
+ * it; so is one that failed or timed out, and one left idle for IDLE_MS (its heap of 65 MB for a
+ * 12 MP photo stayed in RSS after a burst of HEICs, for as long as the server stayed quiet).
+ */
+import path from 'path';
+import { Worker } from 'worker_threads';
+import { ApiError } from '../../http/api-error';
+import type { VariantSet, VariantOptions } from '../variant-set';
+import type { HeicAnswer, HeicJob } from './heic-job';
+import { answerOf } from './worker-answer';
+import { concurrencyLimit } from '../concurrency-limit';
+
+/** Longest a HEIC may take (a 12 MP photo of noise takes about 2 s here). */
+const HEIC_TIMEOUT_MS = 60_000;
+
+/** A worker that decoded more pixels than this is stopped afterwards (its heap would stay that large). */
+const LARGE_PIXELS = 16_000_000;
+
+/** An idle worker is stopped after this long without a HEIC. */
+const IDLE_MS = 10_000;
+
+/** The compiled worker beside this module. */
+const WORKER = path.join(__dirname, 'heic-worker.js');
+
+const oneAtATime = concurrencyLimit(1);
+let idle: Worker | null = null;
+let idleTimer: NodeJS.Timeout | null = null;
+
+function takeWorker(): Worker {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
+  const worker = idle ?? new Worker(WORKER);
+  idle = null;
+  // An idle worker never keeps the process alive.
+  worker.unref();
+  return worker;
+}
+
+function giveBack(worker: Worker, keep: boolean): void {
+  if (!keep) {
+    void worker.terminate();
+    return;
+  }
+  idle = worker;
+  idleTimer = setTimeout(() => void stopHeicWorkers(), IDLE_MS);
+  idleTimer.unref();
+}
+
+/** Encoded files arrive as Uint8Arrays (structured clone): Buffers again, over the same memory. */
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/**
+ * The variants of the HEIC in `bytes` (image-variants.ts, pixelVariants). Refusals are the error
+ * table's: 311 when it cannot be read, 315 when it is over `maxPixels` (checked again from its container
+ * before decoding).
+ */
+export function heicVariants(bytes: Buffer, options: VariantOptions, width: number | null): Promise<VariantSet> {
+  return oneAtATime(() => inWorker({ bytes, options, width }));
+}
+
+async function inWorker(job: HeicJob): Promise<VariantSet> {
+  const worker = takeWorker();
+  let answer: HeicAnswer;
+  try {
+    answer = await answerOf<HeicAnswer>(worker, job, HEIC_TIMEOUT_MS);
+  } catch (error) {
+    giveBack(worker, false);
+    throw error;
+  }
+  if ('refusal' in answer) {
+    giveBack(worker, true);
+    throw new ApiError(answer.refusal.status, answer.refusal.code, answer.refusal.message);
+  }
+  const { original, thumb, medium, placeholder } = answer.variants;
+  giveBack(worker, original.width * original.height <= LARGE_PIXELS);
+  const encoded = <T extends { buffer: Uint8Array }>(image: T) => ({ ...image, buffer: asBuffer(image.buffer) });
+  return { original: encoded(original), thumb: encoded(thumb), medium: encoded(medium), placeholder };
+}
+
+/** Stops the idle worker (the plugin's destroy, or IDLE_MS without a HEIC). */
+export async function stopHeicWorkers(): Promise<void> {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
+  const worker = idle;
+  idle = null;
+  await worker?.terminate();
+}

@@ -1,0 +1,81 @@
+/**
+ * Deletes images completely (docs/api.md, "Deleting an image"): the original and both variants
+ * through the upload provider (S3 too), the Media Library file entry and the image record, with their
+ * link rows. The rows of a batch go in one transaction, before the files; the journal names the files
+ * first, so whatever happens next the records are either all there (nothing deleted) or gone with
+ * their files removed now, or by the journal's sweep if the storage fails or the process dies.
+ */
+import type { Core } from '@strapi/strapi';
+import pLimit from 'p-limit';
+import { FILE_UID, IMAGE_UID } from '../config/constants';
+import { getService } from '../get-service';
+import type { JournalledFile } from './journal';
+import type { RemovalCause } from './media-events';
+import { createRowWriter } from '../database/sql-rows';
+import { transaction } from '../database/transaction';
+
+/** What a deletion needs to know of an image. */
+export interface RemovableImage {
+  id: number;
+  /** The stored base name (the file's hash). */
+  name: string;
+  /** Its Media Library file entry; null when an editor deleted it already. */
+  file: {
+    id: number;
+    hash: string;
+    ext: string;
+    size?: number | string | null;
+    formats?: Record<string, { hash: string; ext: string; size?: number | string | null }> | null;
+  } | null;
+  /** The key it was uploaded with: the usage tallies file the deletion under it. */
+  apiKeyId?: number | null;
+}
+
+/** The provider files of an image: the original and every format recorded on its file entry. */
+export const filesOf = ({ file }: RemovableImage): JournalledFile[] =>
+  file ? [{ hash: file.hash, ext: file.ext }, ...Object.values(file.formats ?? {}).map(({ hash, ext }) => ({ hash, ext }))] : [];
+
+/** Images whose files are deleted at once (each has three; S3 deletes are requests). */
+const FILE_DELETES_AT_ONCE = 8;
+
+export default ({ strapi }: { strapi: Core.Strapi }) => {
+  const rows = createRowWriter(strapi);
+
+  return {
+    /**
+     * Deletes the images, records first (all or none of them), then their files; once the records are
+     * gone, their events are emitted (media-events.ts), named after `cause`.
+     */
+    async remove(images: RemovableImage[], cause: RemovalCause): Promise<void> {
+      if (images.length === 0) return;
+      const journal = getService(strapi, 'journal');
+      const events = getService(strapi, 'media-events');
+      const snapshots = await events.snapshot(images.map((image) => image.id));
+      const names = images.map((image) => image.name);
+      await journal.openMany(images.map((image) => ({ name: image.name, files: filesOf(image) })));
+      let kept = new Map<string, JournalledFile[]>();
+      try {
+        await transaction(strapi, async (trx) => {
+          await rows.remove(trx, IMAGE_UID, images.map((image) => image.id));
+          // After the image rows (whose locks a render waits on to record its result): every kept
+          // transformation is taken, journalled in this transaction (renditions.ts).
+          kept = await getService(strapi, 'renditions').takeFor(trx, names);
+          await rows.remove(trx, FILE_UID, images.flatMap((image) => (image.file ? [image.file.id] : [])));
+          const removed = images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file }));
+          await getService(strapi, 'usage-tally').removal(trx, removed);
+          await getService(strapi, 'quotas').release(trx, removed);
+        });
+      } catch (error) {
+        await journal.closeNames(names).catch(() => undefined);
+        throw error;
+      }
+      events.removed(snapshots, cause);
+      const limit = pLimit(FILE_DELETES_AT_ONCE);
+      const store = getService(strapi, 'media-store');
+      getService(strapi, 'image-sources').forget(names);
+      const gone = await Promise.all(images.map((image) => limit(() => store.remove([...filesOf(image), ...(kept.get(image.name) ?? [])]))));
+      // Files the storage would not let go stay journalled: the sweep retries them.
+      await journal.closeNames(names.filter((_, i) => gone[i]));
+    },
+  };
+};
