@@ -10,12 +10,13 @@ import { applyHeapGrowth } from './operations/heap-growth';
 import { configureImageWork } from './images/image-work';
 import { restrictDecoders } from './images/decoders/image-decoders';
 import { getService, getConfig } from './get-service';
-import { API_KEY_UID, FILE_UID, IMAGE_UID, SITE_USER_UID } from './config/constants';
+import { API_KEY_UID, IMAGE_UID, SITE_USER_UID } from './config/constants';
 import { imgbbRoutes } from './routes/imgbb-routes';
 import { pageRoutes } from './routes/page-routes';
 import { protectFields } from './admin/field-protection';
 import { protectQueries } from './admin/query-protection';
 import { deleteImagesWhole } from './storage/document-deletion';
+import { watchEditorChanges } from './storage/image-changes';
 import { keepImageFilesWhole } from './storage/file-replacement';
 import { withholdCreateOnImages } from './admin/admin-permissions';
 
@@ -60,18 +61,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   strapi.server.routes(pageRoutes(strapi));
   strapi.server.routes(imgbbRoutes(strapi));
 
-  strapi.db.lifecycles.subscribe({
-    models: [FILE_UID],
-    // Deleting a file in the Media Library deletes its image record (the provider files go with the file).
-    async afterDelete(event) {
-      await getService(strapi, 'images').removeForFile(event.result ?? {});
-    },
-    // An editor moved the focal point: the next transformation crops around the new one.
-    async afterUpdate(event) {
-      const hash = (event.result as { hash?: string } | undefined)?.hash;
-      if (hash) getService(strapi, 'image-sources').forget([hash]);
-    },
-  });
+  // Deletions and edits in the Media Library and the Content Manager, signalled as image changes.
+  watchEditorChanges(strapi);
 
   // Fields only the server writes are dropped from what the Content Manager sends; secrets and the
   // sweep's bookkeeping never leave the server, nested or not, for any role.

@@ -12,9 +12,11 @@ import health from './operations/health';
 import hotFiles from './delivery/hot-files';
 import idempotency from './storage/idempotency';
 import images from './storage/image-records';
+import imageChanges from './storage/image-changes';
 import imageRemoval from './storage/image-removal';
 import imageSources from './delivery/image-sources';
 import journal from './storage/journal';
+import keyChanges from './keys/key-changes';
 import mediaEvents from './storage/media-events';
 import mediaFolder from './storage/media-folder';
 import metrics from './operations/metrics';
@@ -46,9 +48,11 @@ export default {
   'hot-files': hotFiles,
   idempotency,
   images,
+  'image-changes': imageChanges,
   'image-removal': imageRemoval,
   'image-sources': imageSources,
   journal,
+  'key-changes': keyChanges,
   'media-events': mediaEvents,
   'media-folder': mediaFolder,
   metrics,

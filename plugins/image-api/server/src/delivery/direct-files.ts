@@ -66,7 +66,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Read whole only to be kept hot (then every reader shares those bytes); else streamed.
       if (!hot.fits(stat.size)) return { ...described, bytes: null, path: file };
       const bytes = await fs.promises.readFile(file);
-      hot.keep(key, { bytes, type: described.type, etag, lastModified: described.lastModified });
+      hot.keep(key, { bytes, type: described.type, etag, lastModified: described.lastModified }, named.image.name);
       return { ...described, bytes };
     },
   };

@@ -2,8 +2,9 @@
  * Which of this service's images a served file or a transformation source is (docs/api.md, "Serving images"): a
  * stored file name (`<name>.<ext>`, `<name>.th.<ext>`, `<name>.md.<ext>`) → the image, the file it
  * names, its focal point and expiry. One lookup through the unique index on the image's name,
- * remembered for SOURCE_TTL_MS: a hot image costs no query per request. A deletion or a focal
- * point moved on this instance forgets it at once (forget()); other instances see it within the TTL.
+ * remembered for SOURCE_TTL_MS: a hot image costs no query per request. Any change to an image on
+ * this instance (stored, deleted, edited: storage/image-changes.ts) forgets it at once; other
+ * instances see it within the TTL.
  */
 import type { Core } from '@strapi/strapi';
 import { LRUCache } from 'lru-cache';
@@ -75,6 +76,11 @@ function safeJson(text: string): unknown {
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const remembered = new LRUCache<string, { image: SourceImage | null }>({ max: SOURCES_REMEMBERED, ttl: SOURCE_TTL_MS });
+  const forget = (names: string[]) => {
+    for (const name of names) remembered.delete(name);
+  };
+  // Every change, a new upload's too: a lookup of its name made before it existed is not reused.
+  getService(strapi, 'image-changes').subscribe(({ names }) => forget(names));
 
   async function lookUp(name: string): Promise<SourceImage | null> {
     const record = await strapi.db.query(IMAGE_UID).findOne({
@@ -145,9 +151,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return found && absolute(found.file.url) === url ? live(found) : null;
     },
 
-    /** Forgets what was looked up of these images (deleted, or their focal point moved). */
-    forget(names: string[]): void {
-      for (const name of names) remembered.delete(name);
-    },
+    /** Forgets what was looked up of these images (they changed: see the subscription above). */
+    forget,
   };
 };

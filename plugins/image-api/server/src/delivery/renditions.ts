@@ -307,7 +307,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         };
         pending = keptOrRendered()
           .then((entry) => {
-            if (entry.bytes) hot.keep(key, { bytes: entry.bytes, type: entry.type, etag: entry.etag, lastModified: entry.lastModified });
+            if (entry.bytes) hot.keep(key, { bytes: entry.bytes, type: entry.type, etag: entry.etag, lastModified: entry.lastModified }, request.source.image.name);
             return entry;
           })
           .finally(() => inFlight.delete(flight));

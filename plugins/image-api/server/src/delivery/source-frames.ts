@@ -20,6 +20,9 @@ const FILES_REMEMBERED = 10_000;
 const ANIMATED_TYPES = new Set(['image/gif', 'image/webp']);
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  // Not subscribed to image changes (storage/image-changes.ts): a stored file name is never reused,
+  // so its count never goes stale; a deleted file's count is a number that ages out of the LRU, and is
+  // asked for only after its image's lookup found the file.
   const remembered = new LRUCache<string, Promise<number>>({ max: FILES_REMEMBERED });
 
   async function read(file: StoredFile): Promise<number> {

@@ -73,6 +73,9 @@ const FORMAT_BY_MIME = new Map<string, OutputFormat>([
 ]);
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
+  // Not subscribed to image changes (storage/image-changes.ts): an entry is answered only while its
+  // image's lookup is the very one it was made with, and a change drops that lookup
+  // (delivery/image-sources.ts), as its TTL does for a change made on another instance.
   const recalled = new LRUCache<string, Recalled>({ max: URLS_REMEMBERED });
   const recallKey = (path: string, accept: string | undefined) => `${path}\n${acceptClass(accept)}`;
 

@@ -1,15 +1,15 @@
 /**
  * API keys: issued with a recognisable prefix; stored as an HMAC-SHA256 (server secret) for lookup,
  * compared in constant time, plus a copy encrypted with Strapi's ENCRYPTION_KEY so an admin can
- * reveal it again. Lookups are cached for `keyCacheMs` (2 s): any change to a key entry clears the
- * cache of the instance it happened on at once, and the others within that time, inside the 5 s the
- * product allows. Expiry is checked against the clock on every request.
+ * reveal it again. Lookups are cached for `keyCacheMs` (2 s): any change to a key entry
+ * (keys/key-changes.ts) clears the cache of the instance it happened on at once, and the others'
+ * lookups expire within that time, inside the 5 s the product allows. Expiry is checked against the clock on every request.
  */
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import { errors } from '../http/api-error';
 import { randomId } from '../images/naming';
-import { getConfig } from '../get-service';
+import { getConfig, getService } from '../get-service';
 import { isUniqueViolation } from '../database/unique-violation';
 import { ADMIN_USER_UID, API_KEY_UID } from '../config/constants';
 import { DUPLICATES_MODES, type AuthenticatedKey, type DuplicatesMode } from '../protocol/authenticated-key';
@@ -65,6 +65,8 @@ interface CachedKey {
 
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const cache = new Map<string, CachedKey>();
+  // A key entry changed on this instance (keys/key-changes.ts): the next request reads it again.
+  getService(strapi, 'key-changes').subscribe(() => cache.clear());
   const secret = (): string => {
     const value: string | undefined =
       getConfig(strapi).keyHashSecret ||
@@ -138,11 +140,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!active) throw errors.revokedKey();
       if (isExpired(expiresAt)) throw errors.expiredKey();
       return found;
-    },
-
-    /** Forgets cached lookups (a key entry changed on this instance). */
-    forgetCached() {
-      cache.clear();
     },
 
     /** Issues a key; the clear key is returned and otherwise only kept encrypted. */

@@ -4,8 +4,8 @@
  * - its own rate limit and default expiration must read as the options' grammars read them, or the
  *   entry is not saved: the error names the field as Strapi's own validation does, so the admin
  *   panel shows it on the field;
- * - any change applies to the next request on this instance (the key lookup cache is cleared; other
- *   instances see it within `keyCacheMs`).
+ * - any change is signalled (keys/key-changes.ts): it applies to the next request on this instance
+ *   (the key lookup cache hears it); other instances see it within `keyCacheMs`.
  */
 import type { Core } from '@strapi/strapi';
 import { errors } from '@strapi/utils';
@@ -62,7 +62,7 @@ function checkFields(strapi: Core.Strapi, data: Data): void {
   throw new errors.ValidationError(message, { errors: found });
 }
 
-const forgetCached = () => getService(strapi, 'api-keys').forgetCached();
+const changed = () => getService(strapi, 'key-changes').changed();
 
 export default {
   beforeCreate(event: Event) {
@@ -73,8 +73,8 @@ export default {
   },
   beforeUpdate: (event: Event) => checkFields(strapi, event.params.data),
   beforeUpdateMany: (event: Event) => checkFields(strapi, event.params.data),
-  afterUpdate: forgetCached,
-  afterUpdateMany: forgetCached,
-  afterDelete: forgetCached,
-  afterDeleteMany: forgetCached,
+  afterUpdate: changed,
+  afterUpdateMany: changed,
+  afterDelete: changed,
+  afterDeleteMany: changed,
 };

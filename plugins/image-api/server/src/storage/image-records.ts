@@ -202,7 +202,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       });
       events.removed(snapshots, 'media-library');
       // The Media Library removed the file's own files; its kept transformations go here.
-      getService(strapi, 'image-sources').forget([file.hash]);
+      getService(strapi, 'image-changes').changed('deleted', [file.hash]);
       const keptFiles = kept.get(file.hash) ?? [];
       if (keptFiles.length > 0 && (await getService(strapi, 'media-store').remove(keptFiles))) {
         await getService(strapi, 'journal').closeNames([file.hash]);

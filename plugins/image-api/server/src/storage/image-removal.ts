@@ -72,7 +72,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       events.removed(snapshots, cause);
       const limit = pLimit(FILE_DELETES_AT_ONCE);
       const store = getService(strapi, 'media-store');
-      getService(strapi, 'image-sources').forget(names);
+      getService(strapi, 'image-changes').changed('deleted', names);
       const gone = await Promise.all(images.map((image) => limit(() => store.remove([...filesOf(image), ...(kept.get(image.name) ?? [])]))));
       // Files the storage would not let go stay journalled: the sweep retries them.
       await journal.closeNames(names.filter((_, i) => gone[i]));

@@ -368,7 +368,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           await retryTransient(() => record(folder));
         }
         // A lookup of this name made before it existed (a client guessing ahead) is not reused.
-        getService(strapi, 'image-sources').forget([upload.name]);
+        getService(strapi, 'image-changes').changed('stored', [upload.name]);
         getService(strapi, 'media-events').uploaded(fileId, stored, upload.keyName);
         return stored;
       } catch (error) {
