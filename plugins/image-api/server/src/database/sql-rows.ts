@@ -7,7 +7,9 @@
  * Why not `strapi.db.query(...).create`: for an upload's rows the entity manager runs 15 statements
  * (BEGIN and COMMIT included: it reads every row back, and wraps the journal in a transaction of its
  * own) and took about a third of each upload's JavaScript time, the thread every request shares.
- * Here: 10, and the JavaScript around them is a fraction.
+ * Here: 10, and the JavaScript around them is a fraction. The entity manager functions this mirrors
+ * are pinned (tests/config/strapi-pins.test.ts); tests/api/operations/strapi-rows.test.ts compares
+ * the rows with those of Strapi's own upload.
  */
 import type { Core } from '@strapi/strapi';
 import type { Knex as KnexInstance } from 'knex';
