@@ -25,7 +25,8 @@ const AUTHOR_ROLE = 'strapi-author';
 /**
  * On a new database Strapi creates its default roles after the plugins' bootstrap, picking their
  * Content Manager permissions with `getPermissionsWithNestedFields(actions, { restrictedSubjects })`
- * (restrictedSubjects is given only there). Key entries join the subjects it leaves out.
+ * (restrictedSubjects is given only there). Key entries join the subjects it leaves out. Both
+ * functions are pinned (tests/config/strapi-pins.test.ts).
  */
 function restrictKeysInDefaultRoles(strapi: Core.Strapi): void {
   const contentTypes = strapi.service('admin::content-type') as {

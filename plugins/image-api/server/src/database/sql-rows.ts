@@ -7,7 +7,12 @@
  * Why not `strapi.db.query(...).create`: for an upload's rows the entity manager runs 15 statements
  * (BEGIN and COMMIT included: it reads every row back, and wraps the journal in a transaction of its
  * own) and took about a third of each upload's JavaScript time, the thread every request shares.
- * Here: 10, and the JavaScript around them is a fraction.
+ * Here: 10, and the JavaScript around them is a fraction. Measured again with only the file entry
+ * through `strapi.db.query(...).create` (`npm run bench -- --only jpeg-1.7mp,png-800 --concurrency 2`):
+ * main-thread CPU per upload 10.8 → 13.6 ms (JPEG) and 13.1 → 14.5 ms (PNG), and its folder link
+ * then orders by a scan of the folder's links, which grows with the library. The entity manager
+ * functions this mirrors are pinned (tests/config/strapi-pins.test.ts);
+ * tests/api/operations/strapi-rows.test.ts compares the rows with those of Strapi's own upload.
  */
 import type { Core } from '@strapi/strapi';
 import type { Knex as KnexInstance } from 'knex';

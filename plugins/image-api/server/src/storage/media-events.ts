@@ -8,6 +8,7 @@
  * Emitted only after the transaction that stored or removed the image committed, and never awaited by
  * the request: the event hub runs its subscribers one after another, and one of them may be slow.
  * A deletion reads what its events carry before its rows go (snapshot), and emits after they went.
+ * The upload service's emitEvent, add and remove it follows are pinned (tests/config/strapi-pins.test.ts).
  */
 import type { Core } from '@strapi/strapi';
 import { sanitize } from '@strapi/utils';

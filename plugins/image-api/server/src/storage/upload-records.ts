@@ -1,7 +1,8 @@
 /**
  * The database rows of an accepted upload, in the caller's transaction: the `plugin::upload.file`
  * entry with its folder link, and the image record with its links (key, owners, file). Written
- * straight, one statement each (see database/sql-rows.ts).
+ * straight, one statement each (see database/sql-rows.ts), and held to the rows Strapi's upload
+ * service writes for the same file by tests/api/operations/strapi-rows.test.ts.
  */
 import type { Core } from '@strapi/strapi';
 import { FILE_UID, IMAGE_UID } from '../config/constants';
