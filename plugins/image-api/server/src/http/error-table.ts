@@ -133,7 +133,7 @@ export const ERROR_TABLE = {
     message: (type: string, accepted: readonly string[]) => `Disabled image format (${typeName(type)}): this service accepts ${accepted.map(typeName).join(', ')}`,
     cases: [{
       when: 'an image type that is not allowed (SVG, TIFF, JPEG 2000, HEIF that is neither HEIC nor AVIF; or one an operator left out of `allowedTypes`)',
-      sample: ['svg', ['jpeg', 'png', 'gif', 'webp', 'avif', 'heic', 'bmp']],
+      sample: ['svg', ['jpeg', 'png', 'gif', 'webp', 'bmp', 'heic', 'avif']],
     }],
   }),
   tooBig: row({

@@ -13,7 +13,7 @@ const BASE64_BODY = /^[A-Za-z0-9+/_-]*={0,2}$/;
  */
 export const looksLikeFileName = (text: string) => {
   const name = text.trim();
-  return name.length > 0 && name.length <= 1024 && !/[\r\n]/.test(name) && (name.startsWith('@') || /^[A-Za-z]:[\\/]/.test(name) || /\.[A-Za-z][A-Za-z0-9]{1,4}$/.test(name));
+  return name.length <= 1024 && !/[\r\n]/.test(name) && /^@?(?:[A-Za-z]:[\\/].+|[^@].*\.[A-Za-z][A-Za-z0-9]{1,4})$/.test(name);
 };
 
 /** Decoded length of a clean base64 string, computed before decoding so the byte cap costs nothing. */
