@@ -98,10 +98,15 @@ describe('request', () => {
     }
   });
   test.each(Object.keys(sent))('a file name as the source in a %s body: 400, 120, telling to send the file as multipart (by GET: 130)', async (kind) => {
-    for (const text of ['cat.jpg', 'C:\\x\\y.png', '@cat.jpg']) {
+    for (const text of ['cat.jpg', '@cat.jpg', './photos/cat.jpeg']) {
       const res = await sent[kind as keyof typeof sent](text);
       if (kind === 'GET') expectError(res, 400, 130, 'Upload using base64 source must be done using POST method');
       else expectError(res, 400, 120, /^Invalid base64 string: the source looks like a file name; send the file itself as multipart\/form-data \(curl -F "source=@cat\.jpg"\)$/);
+    }
+    // A Windows path reads as a URL of scheme `c` (400/320, by GET too): it says the same.
+    for (const text of ['C:\\x\\y.png', 'c:/Photos/cat.jpg']) {
+      const res = await sent[kind as keyof typeof sent](text);
+      expectError(res, 400, 320, /^Unsupported URL scheme \(c\): the source looks like a path on your computer; send the file itself as multipart\/form-data \(curl -F "source=@cat\.jpg"\)$/);
     }
   });
   test.each(Object.keys(sent))('a URL of another scheme, or a mistyped one, in a %s body: 400, 320, nothing fetched', async (kind) => {

@@ -172,6 +172,13 @@ export const ERROR_TABLE = {
     message: (reason: string) => reason,
     cases: [{ when: 'URL: unsupported or mistyped scheme (`file:`, `ftp:`, `https:/host`)', sample: ['Unsupported URL scheme (ftp)'] }],
   }),
+  /** A Windows path (`C:\Photos\cat.png`) reads as a URL of scheme `c`: the client meant to send the file. */
+  filePathAsSource: row({
+    status: 400, code: 320,
+    message: (scheme: string) =>
+      `Unsupported URL scheme (${scheme}): the source looks like a path on your computer; send the file itself as multipart/form-data (curl -F "source=@cat.jpg")`,
+    cases: [{ when: 'URL: a Windows file path (`C:\\Photos\\cat.png`, whose `C:` reads as a scheme)', sample: ['c'] }],
+  }),
   hostRefused: row({
     status: 400, code: 320, host: true,
     message: (reason: string) => reason,
