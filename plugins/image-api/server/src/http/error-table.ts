@@ -1,7 +1,7 @@
 /**
  * The error table: every refusal the API can answer with, one row each (status, code, message, and
  * the conditions that answer it). Everything else is made from it: the factories `errors.x(...)`
- * (api-error.ts), the OpenAPI document's examples (openapi/error-table.ts) and docs/api.md's table
+ * (api-error.ts), the OpenAPI document's examples (openapi/error-examples.ts) and docs/api.md's table
  * (`npm run docs:errors`, tools/docs/errors.js). tests/docs/errors.test.ts fails when they drift.
  *
  * A message says what to do where the client can do something (docs/api.md, "Errors"); the codes
