@@ -114,7 +114,7 @@ describe('URLs from imgproxy-node', () => {
 });
 
 describe('signatures', () => {
-  test('a wrong signature: 403/181 "Invalid signature", no-store, nothing rendered', async () => {
+  test('a wrong signature: 403/181 "Invalid signature: sign the URL ... or use presets alone", no-store, nothing rendered', async () => {
     await kept();
     const before = (await renditions().count({ n: '*' }))[0].n;
     const good = signed(original.url, { width: 250 });
@@ -122,7 +122,7 @@ describe('signatures', () => {
     for (const path of [wrong, unsigned(original.url, { width: 250 })]) {
       const res = await app.http.get(path);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ status_code: 403, error: { message: 'Invalid signature', code: 181 }, status_txt: 'Forbidden' });
+      expect(res.body).toEqual({ status_code: 403, error: { message: 'Invalid signature: sign the URL with the transformation key and salt, or use presets alone (pr:name), which need no signature', code: 181 }, status_txt: 'Forbidden' });
       expect(res.headers['cache-control']).toBe('no-store');
     }
     expect((await renditions().count({ n: '*' }))[0].n).toBe(before);
@@ -137,9 +137,20 @@ describe('signatures', () => {
     expect(await sharp(small.body).metadata()).toMatchObject({ width: 500, format: 'jpeg' });
   });
 
-  test('a preset with another option must be signed', async () => {
+  test('a preset with another option must be signed, a format option too (an extension is no option); the refusal says to sign or use presets alone', async () => {
     const res = await app.http.get(`/img/insecure/pr:small/q:50/plain/${original.url}`);
     expect(res.status).toBe(403);
+    for (const path of [`/img/insecure/pr:small/q:50/plain/${original.url}`, `/img/_/pr:small/f:webp/plain/${original.url}`, `/img/_/pr:small/${Buffer.from(original.url).toString('base64url')}`.replace('pr:small', 'w:300')]) {
+      const refused = await app.http.get(path);
+      expect([path, refused.status, refused.body.error]).toEqual([
+        path,
+        403,
+        { message: 'Invalid signature: sign the URL with the transformation key and salt, or use presets alone (pr:name), which need no signature', code: 181 },
+      ]);
+    }
+    // A preset takes a format unsigned from the extension (docs/api.md, "Transformations").
+    const webp = await app.http.get(`/img/_/pr:small/plain/${original.url}@webp`);
+    expect([webp.status, webp.headers['content-type']]).toEqual([200, 'image/webp']);
   });
 });
 

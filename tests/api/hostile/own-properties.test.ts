@@ -74,14 +74,14 @@ describe('the API', () => {
   });
 
   test.each(INHERITED)('format=%s: 400/140 in JSON, as an unknown format', async (name) => {
-    expectRefused(await app.http.get('/api/1/upload').query({ key: app.key, format: name }), 400, 140, 'Invalid format');
+    expectRefused(await app.http.get('/api/1/upload').query({ key: app.key, format: name }), 400, 140, 'Invalid format: use one of json, txt, redirect');
   });
 
   test.each(INHERITED)('album_id, expiration, width, id: %s is an invalid value', async (name) => {
     const picture = await png(8, 8);
-    expectRefused(await app.upload(app.key, picture, { fields: { album_id: name } }), 400, 160, 'Invalid album');
+    expectRefused(await app.upload(app.key, picture, { fields: { album_id: name } }), 400, 160, 'Invalid album: album_id must be the id of a folder that GET /api/1/albums lists for this key');
     expectRefused(await app.upload(app.key, picture, { fields: { expiration: name } }), 400, 150);
-    expectRefused(await app.upload(app.key, picture, { fields: { width: name } }), 400, 170, 'Invalid width');
+    expectRefused(await app.upload(app.key, picture, { fields: { width: name } }), 400, 170, 'Invalid width: width is the number of pixels to resize the stored image to (a whole number from 1; its height follows)');
     expectRefused(await app.http.post('/api/1/delete').send({ key: app.key, id: name }), 404, 404, 'Image not found');
   });
 });
@@ -111,14 +111,14 @@ describe('parameter names', () => {
       await app.http.post(`/1/upload?${encodeURIComponent(name)}=1&key=${app.key}`).field(name, 'x').field('image', image),
     ];
     // The first has no source: the ordinary refusal; the others upload.
-    expectRefused(answers[0], 400, 130, 'Empty upload source');
+    expectRefused(answers[0], 400, 130, 'Empty upload source: send the image in the `source` field (a file, its base64, or an http(s) URL)');
     for (const res of answers.slice(1)) expect([res.status, res.body.status_code ?? res.body.status]).toEqual([200, 200]);
   });
 
   test('a multipart part whose name is __proto__ or constructor carries no image and breaks nothing', async () => {
     for (const name of ['__proto__', 'constructor', 'toString']) {
       const res = await app.http.post('/api/1/upload').field('key', app.key).attach(name, await png(8, 8), 'a.png');
-      expectRefused(res, 400, 130, 'Empty upload source');
+      expectRefused(res, 400, 130, 'Empty upload source: send the image in the `source` field (a file, its base64, or an http(s) URL)');
     }
   });
 });

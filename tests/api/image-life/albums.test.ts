@@ -72,7 +72,7 @@ describe('a key with no folder of its own', () => {
     const before = await app.strapi.db.query('plugin::image-api.image').count();
     const res = await upload(key, { album_id: albumId() });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ status_code: 400, error: { message: 'Invalid album', code: 160 }, status_txt: 'Bad Request' });
+    expect(res.body).toEqual({ status_code: 400, error: { message: 'Invalid album: album_id must be the id of a folder that GET /api/1/albums lists for this key', code: 160 }, status_txt: 'Bad Request' });
     expect(await app.strapi.db.query('plugin::image-api.image').count()).toBe(before);
   });
 
@@ -144,7 +144,7 @@ describe("keys' trees: a key never reaches into another key's folder", () => {
   type Folder = { id: number; name: string; path: string };
   const tree: Record<string, Folder> = {};
   const keys: Record<string, string> = {};
-  const INVALID = { status_code: 400, error: { message: 'Invalid album', code: 160 }, status_txt: 'Bad Request' };
+  const INVALID = { status_code: 400, error: { message: 'Invalid album: album_id must be the id of a folder that GET /api/1/albums lists for this key', code: 160 }, status_txt: 'Bad Request' };
 
   // API uploads
   //   Shared                         (no key's)

@@ -118,7 +118,7 @@ test('curl: the script, run by the real curl, prints the direct URL', async () =
   await expect(run('sh', [script, notes], { env: { ...process.env, PATH: `${dir}/bin:${process.env.PATH}` } })).rejects.toMatchObject({
     code: 1,
     stdout: '',
-    stderr: expect.stringContaining("upload failed: Can't get target upload source info"),
+    stderr: expect.stringContaining("upload failed: Can't get target upload source info: the file is not an image"),
   });
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -153,7 +153,7 @@ test('an operator who leaves HEIC out of allowedTypes gets 415/314 for it', asyn
   app.strapi.config.set('plugin::image-api.allowedTypes', allowed.filter((type) => type !== 'heic'));
   try {
     const res = await upload(await heic({ width: 600, height: 400 }), 'a.heic');
-    expect([res.status, res.body.error]).toEqual([415, { code: 314, message: 'Disabled image format (heic)' }]);
+    expect([res.status, res.body.error]).toEqual([415, { code: 314, message: 'Disabled image format (heic): this service accepts jpg, png, gif, webp, bmp, avif' }]);
     expect((await upload(await png(8, 8), 'a.png')).status).toBe(200);
   } finally {
     app.strapi.config.set('plugin::image-api.allowedTypes', allowed);

@@ -66,7 +66,7 @@ describe('request', () => {
     expectError(await form({ key: app.key, action: 'delete', source: b64(small) }), 400, 120, /Invalid API action/);
   });
   test('no source: 400, 130', async () => {
-    expectError(await form({ key: app.key }), 400, 130, /Empty upload source/);
+    expectError(await form({ key: app.key }), 400, 130, 'Empty upload source: send the image in the `source` field (a file, its base64, or an http(s) URL)');
   });
   test('base64 via GET: 400, 130', async () => {
     expectError(await app.http.get('/api/1/upload').query({ key: app.key, source: b64(small) }), 400, 130, /must be done using POST/);
@@ -97,6 +97,18 @@ describe('request', () => {
       else expectError(res, 400, 120, /Invalid base64 string/);
     }
   });
+  test.each(Object.keys(sent))('a file name as the source in a %s body: 400, 120, telling to send the file as multipart (by GET: 130)', async (kind) => {
+    for (const text of ['cat.jpg', '@cat.jpg', './photos/cat.jpeg']) {
+      const res = await sent[kind as keyof typeof sent](text);
+      if (kind === 'GET') expectError(res, 400, 130, 'Upload using base64 source must be done using POST method');
+      else expectError(res, 400, 120, /^Invalid base64 string: the source looks like a file name; send the file itself as multipart\/form-data \(curl -F "source=@cat\.jpg"\)$/);
+    }
+    // A Windows path reads as a URL of scheme `c` (400/320, by GET too): it says the same.
+    for (const text of ['C:\\x\\y.png', 'c:/Photos/cat.jpg']) {
+      const res = await sent[kind as keyof typeof sent](text);
+      expectError(res, 400, 320, /^Unsupported URL scheme \(c\): the source looks like a path on your computer; send the file itself as multipart\/form-data \(curl -F "source=@cat\.jpg"\)$/);
+    }
+  });
   test.each(Object.keys(sent))('a URL of another scheme, or a mistyped one, in a %s body: 400, 320, nothing fetched', async (kind) => {
     for (const [text, message] of [
       ['file:///etc/passwd', /Unsupported URL scheme \(file\)/],
@@ -109,7 +121,7 @@ describe('request', () => {
     }
   });
   test('bad format value: 400, 140, as JSON', async () => {
-    expectError(await form({ key: app.key, source: b64(small), format: 'xml' }), 400, 140, /Invalid format/);
+    expectError(await form({ key: app.key, source: b64(small), format: 'xml' }), 400, 140, 'Invalid format: use one of json, txt, redirect');
   });
   test('malformed JSON body: 400', async () => {
     const res = await app.http.post('/api/1/upload').set('Content-Type', 'application/json').send('{"key": ');
@@ -123,7 +135,7 @@ describe('content', () => {
     ['PDF', pdf],
     ['random bytes', randomBytes(5000)],
   ])('not an image (%s): 400, 310', async (_label, bytes) => {
-    expectError(await form({ key: app.key, source: b64(bytes) }), 400, 310, /Can't get target upload source info/);
+    expectError(await form({ key: app.key, source: b64(bytes) }), 400, 310, "Can't get target upload source info: the file is not an image");
   });
 
   test('a truncated JPEG: 400, 311', async () => {
@@ -137,15 +149,15 @@ describe('content', () => {
   });
 
   test('SVG: 415, 314', async () => {
-    expectError(await form({ key: app.key, source: b64(svg) }), 415, 314, 'Disabled image format (svg)');
+    expectError(await form({ key: app.key, source: b64(svg) }), 415, 314, 'Disabled image format (svg): this service accepts jpg, png, gif, webp, bmp, heic, avif');
   });
   test('TIFF: 415, 314', async () => {
-    expectError(await form({ key: app.key, source: b64(await tiff()) }), 415, 314, 'Disabled image format (tif)');
+    expectError(await form({ key: app.key, source: b64(await tiff()) }), 415, 314, 'Disabled image format (tif): this service accepts jpg, png, gif, webp, bmp, heic, avif');
   });
   test('a type removed from allowedTypes: 415, 314', async () => {
     app.strapi.config.set('plugin::image-api.allowedTypes', ['png']);
     try {
-      expectError(await form({ key: app.key, source: b64(await jpeg(10, 10)) }), 415, 314, 'Disabled image format (jpg)');
+      expectError(await form({ key: app.key, source: b64(await jpeg(10, 10)) }), 415, 314, 'Disabled image format (jpg): this service accepts png');
     } finally {
       app.strapi.config.set('plugin::image-api.allowedTypes', ['jpeg', 'png', 'gif', 'webp', 'bmp']);
     }

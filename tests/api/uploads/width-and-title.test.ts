@@ -48,7 +48,7 @@ describe('width', () => {
     const before = await app.strapi.db.query('plugin::image-api.image').count();
     const res = await upload(await png(50, 50), { width });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ status_code: 400, error: { message: 'Invalid width', code: 170 }, status_txt: 'Bad Request' });
+    expect(res.body).toEqual({ status_code: 400, error: { message: 'Invalid width: width is the number of pixels to resize the stored image to (a whole number from 1; its height follows)', code: 170 }, status_txt: 'Bad Request' });
     expect(await app.strapi.db.query('plugin::image-api.image').count()).toBe(before);
   });
 });

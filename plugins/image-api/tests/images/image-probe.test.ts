@@ -24,11 +24,11 @@ describe('sniffType: the bytes decide', () => {
     ['svg', svg], ['svg without prolog', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')],
     ['svg after a comment', Buffer.from('\uFEFF<!-- x --><svg></svg>')],
   ])('%s: 415/314 (svg)', async (_label, bytes) => {
-    expect(await refusal(sniffType(bytes, IMAGE_TYPES))).toEqual({ status: 415, code: 314, message: 'Disabled image format (svg)' });
+    expect(await refusal(sniffType(bytes, IMAGE_TYPES))).toEqual({ status: 415, code: 314, message: 'Disabled image format (svg): this service accepts jpg, png, gif, webp, bmp, heic, avif' });
   });
 
   test('TIFF is an image we do not take: 415/314', async () => {
-    expect(await refusal(sniffType(await tiff(), IMAGE_TYPES))).toMatchObject({ code: 314, message: 'Disabled image format (tif)' });
+    expect(await refusal(sniffType(await tiff(), IMAGE_TYPES))).toMatchObject({ code: 314, message: 'Disabled image format (tif): this service accepts jpg, png, gif, webp, bmp, heic, avif' });
   });
 
   test('HEIF by its brands: AVIF (even under the major brand mif1), HEIC; other HEIF 415/314; left out of allowedTypes 415/314', async () => {
@@ -42,9 +42,9 @@ describe('sniffType: the bytes decide', () => {
     // A HEIF whose brands name neither codec (JPEG-coded HEIF, say).
     const other = Buffer.from(phone);
     for (let at = 8; at < other.readUInt32BE(0); at += 4) if (at !== 12) other.write('mif1', at, 'latin1');
-    expect(await refusal(sniffType(other, IMAGE_TYPES))).toEqual({ status: 415, code: 314, message: 'Disabled image format (heif)' });
-    expect(await refusal(sniffType(phone, ['jpeg']))).toEqual({ status: 415, code: 314, message: 'Disabled image format (heic)' });
-    expect(await refusal(sniffType(avif, ['jpeg']))).toEqual({ status: 415, code: 314, message: 'Disabled image format (avif)' });
+    expect(await refusal(sniffType(other, IMAGE_TYPES))).toEqual({ status: 415, code: 314, message: 'Disabled image format (heif): this service accepts jpg, png, gif, webp, bmp, heic, avif' });
+    expect(await refusal(sniffType(phone, ['jpeg']))).toEqual({ status: 415, code: 314, message: 'Disabled image format (heic): this service accepts jpg' });
+    expect(await refusal(sniffType(avif, ['jpeg']))).toEqual({ status: 415, code: 314, message: 'Disabled image format (avif): this service accepts jpg' });
   });
 
   test.each([['HTML', html], ['PDF', pdf], ['random', randomBytes(300)], ['empty', Buffer.alloc(0)], ['XML', Buffer.from('<?xml version="1.0"?><root/>')]])(

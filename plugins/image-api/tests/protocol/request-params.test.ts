@@ -63,7 +63,7 @@ describe('an upload', () => {
 
   test('an action other than upload: 400/120; a format not in the list: 400/140; the action is checked first', async () => {
     expect(await refusal(() => checkUploadParams(sent({ action: 'delete' }), limits))).toEqual({ status: 400, code: 120, message: 'Invalid API action' });
-    expect(await refusal(() => checkUploadParams(sent({ format: 'xml' }), limits))).toEqual({ status: 400, code: 140, message: 'Invalid format' });
+    expect(await refusal(() => checkUploadParams(sent({ format: 'xml' }), limits))).toEqual({ status: 400, code: 140, message: 'Invalid format: use one of json, txt, redirect' });
     expect(await refusal(() => checkUploadParams(sent({ action: 'x', format: 'xml' }), limits))).toMatchObject({ code: 120 });
   });
 
@@ -73,11 +73,11 @@ describe('an upload', () => {
   });
 
   test.each(['0', '-5', '1.5', 'abc', '12px', '1e3', '99999999999999999999'])('width %j: 400/170', async (width) => {
-    expect(await refusal(() => checkUploadParams(sent({ width }), limits))).toEqual({ status: 400, code: 170, message: 'Invalid width' });
+    expect(await refusal(() => checkUploadParams(sent({ width }), limits))).toEqual({ status: 400, code: 170, message: 'Invalid width: width is the number of pixels to resize the stored image to (a whole number from 1; its height follows)' });
   });
 
   test.each(['0', '-1', 'photos', '3.0'])('album_id %j: 400/160', async (albumId) => {
-    expect(await refusal(() => checkUploadParams(sent({ albumId }), limits))).toEqual({ status: 400, code: 160, message: 'Invalid album' });
+    expect(await refusal(() => checkUploadParams(sent({ albumId }), limits))).toEqual({ status: 400, code: 160, message: 'Invalid album: album_id must be the id of a folder that GET /api/1/albums lists for this key' });
   });
 
   test('expiration: seconds within the limits; empty is none', async () => {

@@ -23,6 +23,20 @@ describe('decodeBase64Source', () => {
     }
   );
 
+  test('a source that looks like a file name is told to send the file as multipart (still 400/120); other bad base64 is not', async () => {
+    const told = {
+      status: 400,
+      code: 120,
+      message: 'Invalid base64 string: the source looks like a file name; send the file itself as multipart/form-data (curl -F "source=@cat.jpg")',
+    };
+    for (const name of ['cat.jpg', 'C:\\x\\y.png', '@cat.jpg', ' my cat.JPEG ', './photos/cat.heic', '/home/me/cat.webp', 'C:/Photos/cat']) {
+      expect([name, await refusal(() => decodeBase64Source(name, 1000))]).toEqual([name, told]);
+    }
+    for (const text of ['this is not base64!', '@@@@', 'abc$def', 'aGVsbG8*d29ybGQ=', '@', 'line one.jpg\nline two']) {
+      expect([text, await refusal(() => decodeBase64Source(text, 1000))]).toEqual([text, { status: 400, code: 120, message: 'Invalid base64 string' }]);
+    }
+  });
+
   test('refuses more than maxBytes decoded with 413/313, before decoding', async () => {
     const text = Buffer.alloc(1001).toString('base64');
     expect(await refusal(() => decodeBase64Source(text, 1000))).toMatchObject({ status: 413, code: 313 });

@@ -71,14 +71,14 @@ export async function sniffType(bytes: Buffer, allowed: readonly ImageType[]): P
     throw errors.invalidImage('truncated header');
   }
   const isHeif = detected?.ext === 'heic' || detected?.ext === 'avif';
-  if (isHeif && !heifType(bytes)) throw errors.disabledType('heif');
+  if (isHeif && !heifType(bytes)) throw errors.disabledType('heif', allowed);
   const type = detected && (isHeif ? heifType(bytes) : TYPE_BY_EXT[detected.ext]);
   if (type) {
-    if (!allowed.includes(type)) throw errors.disabledType(type === 'jpeg' ? 'jpg' : type);
+    if (!allowed.includes(type)) throw errors.disabledType(type, allowed);
     return type;
   }
-  if (detected?.mime.startsWith('image/')) throw errors.disabledType(detected.ext);
-  if (looksLikeSvg(bytes)) throw errors.disabledType('svg');
+  if (detected?.mime.startsWith('image/')) throw errors.disabledType(detected.ext, allowed);
+  if (looksLikeSvg(bytes)) throw errors.disabledType('svg', allowed);
   throw errors.notAnImage();
 }
 

@@ -4,7 +4,7 @@
  * from the code's own data (the error table, the options), so it moves with the behaviour; the API
  * tests validate every answer they receive against it.
  */
-import { errorRows, TRANSFORM_CODES, UPLOAD_CODES } from './error-table';
+import { errorRows, TRANSFORM_CODES, UPLOAD_CODES } from './error-examples';
 import { schemas } from './schemas';
 
 export interface DocumentOptions {

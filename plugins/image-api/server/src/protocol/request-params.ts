@@ -110,7 +110,7 @@ const positiveInteger = () =>
 /** The keys every action checks, in the order clients learn of their mistakes: the action, then the format. */
 const common = (action: Action) => ({
   action: Joi.string().valid(action).allow(null).error(() => errors.badAction()),
-  format: Joi.string().valid(...FORMATS).empty(null).default('json').error(() => errors.badFormat()),
+  format: Joi.string().valid(...FORMATS).empty(null).default('json').error(() => errors.badFormat(FORMATS)),
   key: nullableText(),
 });
 

@@ -7,6 +7,15 @@ import { errors } from '../http/api-error';
 const DATA_URI_PREFIX = /^data:[a-z0-9.+-]+\/[a-z0-9.+-]+(?:;[a-z0-9.+-]+=[^;,]*)*;base64,/i;
 const BASE64_BODY = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
+/**
+ * A text source that is no base64 but a file's name or path (`cat.jpg`, `C:\Photos\cat.png`,
+ * `@cat.jpg` as curl's `-d source=@cat.jpg` sends it): the client meant to send the file, and is told how.
+ */
+export const looksLikeFileName = (text: string) => {
+  const name = text.trim();
+  return name.length <= 1024 && !/[\r\n]/.test(name) && /^@?(?:[A-Za-z]:[\\/].+|[^@].*\.[A-Za-z][A-Za-z0-9]{1,4})$/.test(name);
+};
+
 /** Decoded length of a clean base64 string, computed before decoding so the byte cap costs nothing. */
 export const decodedLength = (clean: string) => {
   const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
@@ -38,7 +47,7 @@ export function decodeBase64Source(source: string, maxBytes: number): Buffer {
   const clean = text.replace(/\s+/g, '');
   // Node's decoder skips characters it does not know, so the alphabet is checked first.
   if (clean === '' || !BASE64_BODY.test(clean) || clean.replace(/=+$/, '').length % 4 === 1) {
-    throw errors.badBase64();
+    throw looksLikeFileName(text) ? errors.fileNameAsSource() : errors.badBase64();
   }
   if (decodedLength(clean) > maxBytes) throw errors.tooBig(maxBytes);
   // Node's 'base64' decoder reads both alphabets and needs no padding.

@@ -66,6 +66,7 @@ function parseSourceUrl(text: string, base?: URL): URL {
     throw errors.urlRefused('Invalid URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    if (!base && /^[A-Za-z]:[\\/]/.test(text)) throw errors.filePathAsSource(url.protocol.replace(/:$/, ''));
     throw errors.urlRefused(`Unsupported URL scheme (${url.protocol.replace(/:$/, '')})`);
   }
   return url;

@@ -13,7 +13,7 @@
  */
 import path from 'path';
 import { Worker } from 'worker_threads';
-import { ApiError } from '../../http/api-error';
+import { errorAgain } from '../../http/api-error';
 import type { BmpAnswer } from './bmp-worker';
 import { answerOf } from './worker-answer';
 
@@ -51,7 +51,7 @@ export async function bmpAsPng(bytes: Buffer): Promise<Buffer> {
     throw error;
   }
   if ('png' in answer) return Buffer.from(answer.png.buffer, answer.png.byteOffset, answer.png.byteLength);
-  if ('refusal' in answer) throw new ApiError(answer.refusal.status, answer.refusal.code, answer.refusal.message);
+  if ('refusal' in answer) throw errorAgain(answer.refusal);
   replaceWorker(current);
   throw new Error(`BMP worker: ${answer.failure}`);
 }

@@ -5,18 +5,18 @@
  * otherwise keep it until the next BMP (as heic-worker.ts does).
  */
 import { parentPort } from 'worker_threads';
-import { isApiError } from '../../http/api-error';
+import { isApiError, refusalOf, type ErrorOrigin } from '../../http/api-error';
 import { bmpToPng } from './bmp-to-png';
 import { collectGarbage } from '../../operations/collect-garbage';
 
 /** What the worker answers: the PNG, or the refusal (an error-table row), or the failure. */
-export type BmpAnswer = { png: Uint8Array } | { refusal: { status: number; code: number; message: string } } | { failure: string };
+export type BmpAnswer = { png: Uint8Array } | { refusal: ErrorOrigin } | { failure: string };
 
 async function work(bytes: Uint8Array): Promise<BmpAnswer> {
   try {
     return { png: await bmpToPng(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
   } catch (error) {
-    if (isApiError(error)) return { refusal: { status: error.status, code: error.code, message: error.message } };
+    if (isApiError(error)) return { refusal: refusalOf(error) };
     return { failure: String((error as Error)?.message ?? error) };
   }
 }

@@ -1,5 +1,6 @@
 /** The messages between heic-variants.ts and its worker (heic-worker.ts), and what the worker decodes. */
 import type { VariantSet, VariantOptions } from '../variant-set';
+import type { ErrorOrigin } from '../../http/api-error';
 
 /** What the worker is sent: the file, the upload's options (the pixel cap checked again before decoding) and `width`. */
 export interface HeicJob {
@@ -9,7 +10,7 @@ export interface HeicJob {
 }
 
 /** What the worker answers: the variants, or the refusal (an error-table row). */
-export type HeicAnswer = { variants: VariantSet } | { refusal: { status: number; code: number; message: string } };
+export type HeicAnswer = { variants: VariantSet } | { refusal: ErrorOrigin };
 
 /** A HEIC's primary image, decoded: upright, 8 bits a sample. */
 export interface DecodedPixels {

@@ -15,7 +15,7 @@
  */
 import path from 'path';
 import { Worker } from 'worker_threads';
-import { ApiError } from '../../http/api-error';
+import { errorAgain } from '../../http/api-error';
 import type { VariantSet, VariantOptions } from '../variant-set';
 import type { HeicAnswer, HeicJob } from './heic-job';
 import { answerOf } from './worker-answer';
@@ -80,7 +80,7 @@ async function inWorker(job: HeicJob): Promise<VariantSet> {
   }
   if ('refusal' in answer) {
     giveBack(worker, true);
-    throw new ApiError(answer.refusal.status, answer.refusal.code, answer.refusal.message);
+    throw errorAgain(answer.refusal);
   }
   const { original, thumb, medium, placeholder } = answer.variants;
   giveBack(worker, original.width * original.height <= LARGE_PIXELS);

@@ -13,7 +13,7 @@
  */
 import fs from 'fs';
 import { parentPort } from 'worker_threads';
-import { errors, isApiError } from '../../http/api-error';
+import { errors, isApiError, refusalOf } from '../../http/api-error';
 import { pixelVariants } from '../image-variants';
 import type { DecodedPixels, HeicAnswer, HeicJob } from './heic-job';
 import { colourOf, profileOf, type LibheifColourCalls } from './heic-colour';
@@ -105,7 +105,7 @@ async function work({ bytes, options, width }: HeicJob): Promise<HeicAnswer> {
     return { variants: await pixelVariants(await decode(bytes, options.maxPixels), file, options, width) };
   } catch (error) {
     const refusal = isApiError(error) ? error : errors.invalidImage();
-    return { refusal: { status: refusal.status, code: refusal.code, message: refusal.message } };
+    return { refusal: refusalOf(refusal) };
   }
 }
 
