@@ -7,7 +7,7 @@
  * case-insensitively, on the raw path, a route's parameters decoded once matched. A path the router
  * sends to the upload controller is an upload path here too, however it is spelled (`/API/1/Upload/`),
  * and one it does not (`/api//1/upload`, `/1/%75pload`) is not: the pipeline never meets a body
- * Strapi's parser has read, and no body of the API reaches Strapi's. tests/api/hostile/route-spelling.test.ts
+ * Strapi's parser has read, and no body of the API reaches Strapi's. tests/api/hostile/where-bodies-are-read.test.ts
  * holds both against the live router.
  */
 import type { Core } from '@strapi/strapi';
