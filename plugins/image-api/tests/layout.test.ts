@@ -30,6 +30,7 @@ const RANKS: Record<string, number> = {
   'content-types': 9,
   routes: 9,
   services: 10,
+  'http-entries': 10,
   controllers: 10,
   register: 10,
   bootstrap: 10,

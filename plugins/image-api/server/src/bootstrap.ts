@@ -1,8 +1,5 @@
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
-import { uploadPathMatcher } from './api/upload-paths';
-import { answerClientErrors } from './http/client-errors';
-import { installImageFastPath } from './delivery/image-fast-path';
 import { registerPermissions } from './admin/admin-permissions';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
@@ -23,9 +20,6 @@ async function setUp(strapi: Core.Strapi) {
         'Set it before issuing keys: setting it later invalidates every key issued until then.'
     );
   }
-  answerClientErrors(strapi.server.httpServer, uploadPathMatcher(strapi));
-  // Hot image bytes answered before Koa (delivery/image-fast-path.ts).
-  installImageFastPath(strapi, strapi.server.httpServer);
   await getService(strapi, 'content-manager-layout').apply();
   await registerPermissions(strapi);
   getService(strapi, 'media-events').registerWebhookEvents();

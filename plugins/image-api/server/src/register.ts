@@ -1,18 +1,11 @@
 import type { Core } from '@strapi/strapi';
-import { healthEndpoint } from './operations/health-endpoint';
-import { metricsEndpoint } from './operations/metrics-endpoint';
-import { imageDelivery } from './delivery/image-delivery';
-import { redactSecretsInRequestLog } from './operations/log-redaction';
-import { scopeMiddlewaresToUploadRoutes } from './api/route-scope';
-import { readMultipartOnStrapiRoutes } from './http/multipart-routes';
+import { addHttpEntries } from './http-entries';
 import { guardMediaLibraryImports } from './sources/media-library-import';
 import { applyHeapGrowth } from './operations/heap-growth';
 import { configureImageWork } from './images/image-work';
 import { restrictDecoders } from './images/decoders/image-decoders';
 import { getService, getConfig } from './get-service';
 import { API_KEY_UID, IMAGE_UID, SITE_USER_UID } from './config/constants';
-import { imgbbRoutes } from './routes/imgbb-routes';
-import { pageRoutes } from './routes/page-routes';
 import { protectFields } from './admin/field-protection';
 import { protectQueries } from './admin/query-protection';
 import { deleteImagesWhole } from './storage/document-deletion';
@@ -23,20 +16,12 @@ import { withholdCreateOnImages } from './admin/admin-permissions';
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   // Held until the end of the plugin's bootstrap: instances booting at once set the schema up in turn.
   await getService(strapi, 'boot-lock').acquire();
-  scopeMiddlewaresToUploadRoutes(strapi);
-  // Multipart bodies are read only by the routes that read them (http/multipart-body.ts).
-  readMultipartOnStrapiRoutes(strapi);
+  // Every route, middleware and listener the plugin adds, in the order a request meets them.
+  addHttpEntries(strapi);
   // The Media Library's imports from URLs follow the URL sources' address policy (sources/media-library-import.ts).
   guardMediaLibraryImports(strapi);
   // An API image's file is not replaced through the Media Library (storage/file-replacement.ts).
   keepImageFilesWhole(strapi);
-  redactSecretsInRequestLog(strapi);
-  // Ahead of Strapi's own /_health, which answers 204 whatever the database and Redis say.
-  strapi.server.use(healthEndpoint(strapi));
-  strapi.server.use(metricsEndpoint(strapi));
-  // Ahead of every Strapi middleware (strapi::public serves the local provider's files): direct image
-  // URLs and transformations (docs/api.md, "Serving images").
-  strapi.server.use(imageDelivery(strapi));
   // Process-wide settings, before anything uses sharp or allocates much.
   restrictDecoders(getConfig(strapi).blockUnusedDecoders);
   applyHeapGrowth(getConfig(strapi).heapGrowingPercent);
@@ -56,10 +41,8 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  // The viewer page, the delete link and the imgbb dialect's upload path live outside the /api prefix.
+  // API images are made by uploads, not by the Content Manager's "Create" (admin/admin-permissions.ts).
   withholdCreateOnImages(strapi);
-  strapi.server.routes(pageRoutes(strapi));
-  strapi.server.routes(imgbbRoutes(strapi));
 
   // Deletions and edits in the Media Library and the Content Manager, signalled as image changes.
   watchEditorChanges(strapi);

@@ -1,28 +1,19 @@
 /**
- * Which request paths are the upload API's: its middlewares (admission, key-first, body, CORS: see
- * route-scope.ts), Node's parser errors (http/client-errors.ts) and its metrics go by them.
+ * Which request paths are the upload API's: Strapi's body parser leaves their bodies to the upload
+ * pipeline, and the API's CORS policy answers for them (http-entries.ts), and so do Node's parser
+ * errors (http/client-errors.ts).
  *
  * They match exactly as Strapi's router (@koa/router, path-to-regexp) matches the API's routes:
  * case-insensitively, on the raw path, a route's parameters decoded once matched. A path the router
  * sends to the upload controller is an upload path here too, however it is spelled (`/API/1/Upload/`),
- * and one it does not (`/api//1/upload`, `/1/%75pload`) is not: the controller never runs without
- * the plugin's body parser, and no body reaches Strapi's. tests/api/hostile/route-spelling.test.ts
+ * and one it does not (`/api//1/upload`, `/1/%75pload`) is not: the pipeline never meets a body
+ * Strapi's parser has read, and no body of the API reaches Strapi's. tests/api/hostile/where-bodies-are-read.test.ts
  * holds both against the live router.
  */
 import type { Core } from '@strapi/strapi';
-import { routeAction, type Dialect } from './action';
 import { getConfig } from '../get-service';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** A route parameter as the router decodes it (a malformed escape is kept as sent). */
-const decodeParam = (text: string) => {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-};
 
 /**
  * The router's patterns for the API's paths: `<prefix>/:version(\d+)/:action(.*)` (the upload
@@ -45,16 +36,3 @@ export function uploadPathMatcher(strapi: Core.Strapi): (path: string) => boolea
   return (path: string) => namespace.test(path) || (imgbb !== null && imgbb.test(path));
 }
 
-/**
- * The dialect of an upload path (`/api/<version>/upload`, or `imgbbPath`), else null: what the metrics
- * count a refusal under when it is answered before the action runs (operations/metrics.ts), as
- * the controller counts the answers it gives (api/api-controller.ts).
- */
-export function uploadDialectMatcher(strapi: Core.Strapi): (path: string) => Dialect | null {
-  const { namespace, imgbb } = uploadRoutePatterns(strapi);
-  return (path: string) => {
-    const api = namespace.exec(path);
-    if (api) return routeAction(decodeParam(api[2])) === 'upload' ? 'api' : null;
-    return imgbb !== null && imgbb.test(path) ? 'imgbb' : null;
-  };
-}

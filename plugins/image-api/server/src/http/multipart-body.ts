@@ -5,7 +5,7 @@
  * Strapi's body parser (`strapi::body`: koa-body 6 and formidable 2) writes every file part of every
  * multipart request, on any path, to the OS temp folder, and removes only a part named `files`, and
  * only when the request succeeds; over a limit, or on a client abort, formidable's partial files stay
- * too. So route-scope.ts runs it without multipart everywhere, and the routes that read a multipart
+ * too. So http-entries.ts runs it without multipart everywhere, and the routes that read a multipart
  * body (multipart-routes.ts) get this middleware: Strapi's parser as the app configures it, once the
  * route's authentication and policies have passed, with formidable's `uploadDir` set to a folder of
  * the request's own under the plugin's temp root. The folder goes when the route is done, answered,
@@ -24,7 +24,7 @@ export type MiddlewareFactory = (config: unknown, deps: { strapi: Core.Strapi })
 
 type BodyConfig = Record<string, unknown> & { multipart?: boolean; formidable?: Record<string, unknown> };
 
-/** Strapi's own body parser and the app's settings for it, as route-scope.ts found them. */
+/** Strapi's own body parser and the app's settings for it, as http-entries.ts found them. */
 interface StrapiBody {
   factory: MiddlewareFactory;
   config: BodyConfig;

@@ -13,7 +13,7 @@
  * overrides) cannot be refused before its body is read, so a stranger without a key can send one and
  * hold a slot with a slow body: such requests hold at most `maxUnvouched` of the requests and bytes
  * (half), and the rest stays for requests whose key was checked before their body (the X-API-Key
- * header; api/admission.ts, key-first.ts). 16 keyless bodies at 2 KB/s from four addresses
+ * header: api/upload-pipeline.ts, steps 1 and 2). 16 keyless bodies at 2 KB/s from four addresses
  * once held every slot, and keyed uploads got 503 for as long as they trickled.
  *
  * It also drains the process on shutdown: new requests are refused while those in flight finish.

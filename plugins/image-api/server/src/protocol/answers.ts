@@ -4,8 +4,56 @@
  * the client asked for txt or redirect.
  */
 import type { Context } from 'koa';
-import { errorBody, type ApiError } from '../http/api-error';
+import { errorBody, errors, isApiError, type ApiError } from '../http/api-error';
+import { outageAnswer } from '../http/outages';
 import type { Format } from './request-params';
+
+/** The answer shapes of a success: the API's own, or imgbb's (docs/api.md, "The imgbb dialect"). */
+export type Dialect = 'api' | 'imgbb';
+
+/** How a client asked to be answered: the dialect of its route or its image field, and the format it named. */
+export interface Asked {
+  dialect: Dialect;
+  format: Format;
+}
+
+/** Where the handler of failures reports what it could not answer from the error table. */
+export interface FailureLog {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** An outage fails every request at once: it is logged once per this many ms, not once per request. */
+export const OUTAGE_LOG_MS = 10_000;
+
+/**
+ * The one handler of the upload API's failures: whatever a step threw is answered in the format the
+ * client asked. An error of the table is answered as it is; an outage (the database away, the disk
+ * full) as 503 or 507 and logged once per OUTAGE_LOG_MS; anything else as 500, logged with its stack.
+ * Both dialects answer errors in the API's error shape, statuses and codes (docs/api.md, "The imgbb
+ * dialect": imgbb's clients read `error.message`). Returns the error answered.
+ */
+export function failureHandler(log: FailureLog, now: () => number = Date.now) {
+  let outageLoggedAt = -Infinity;
+  const asApiError = (error: unknown, what: string): ApiError => {
+    if (isApiError(error)) return error;
+    const outage = outageAnswer(error);
+    if (outage) {
+      if (now() - outageLoggedAt > OUTAGE_LOG_MS) {
+        outageLoggedAt = now();
+        log.warn(`image-api: ${what}: ${outage.message} (${(error as Error)?.message ?? error})`);
+      }
+      return outage;
+    }
+    log.error(`image-api: ${what} failed: ${(error as Error)?.stack ?? error}`);
+    return errors.internal();
+  };
+  return (ctx: Context, error: unknown, asked: Asked): ApiError => {
+    const answered = asApiError(error, `${ctx.method} ${ctx.path}`);
+    answerError(ctx, answered, asked.format);
+    return answered;
+  };
+}
 
 export function answerError(ctx: Context, error: ApiError, format: Format): void {
   ctx.status = error.status;
