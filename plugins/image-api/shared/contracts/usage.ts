@@ -59,9 +59,10 @@ export interface ImageCard {
   expiresAt: string | null;
   thumbUrl: string | null;
   viewerUrl: string;
-  /** The original's direct URL and width (for its transformation URLs). */
+  /** The original's direct URL and size (for its transformation URLs and their widths). */
   url: string | null;
   width: number | null;
+  height: number | null;
   /** What the card paints while the thumbnail loads: ThumbHash (base64) and `#rrggbb`; null before they were filled in. */
   placeholder: string | null;
   dominantColor: string | null;

@@ -22,7 +22,8 @@ interface Props {
 export function ImageGrid({ images, serving, label, empty, onDelete, testId }: Props) {
   const t = useMessage();
   const copy = useCopy();
-  const snippetOf = (image: ImageCard) => (image.url && image.width ? srcsetSnippet(serving, { url: image.url, width: image.width, alt: imageLabel(image) }) : null);
+  const snippetOf = (image: ImageCard) =>
+    image.url && image.width && image.height ? srcsetSnippet(serving, { url: image.url, width: image.width, height: image.height, alt: imageLabel(image) }) : null;
   return (
     <Box>
       <Typography variant="sigma" textColor="neutral600" tag="h2">
