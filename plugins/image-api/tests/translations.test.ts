@@ -80,12 +80,12 @@ describe.each(LOCALES)('%s', (locale) => {
 
 describe("the Content Manager's words for the plugin's types (cm.*)", () => {
   // The server lays the types out in English; the translations hold the same words (one truth).
-  const views = Object.entries(VIEWS).map(([uid, view]) => ({ type: uid.split('.').pop()!, uid, view }));
+  const views = Object.entries(VIEWS).map(([uid, view]) => ({ type: uid.split('.').pop()!, view }));
 
   test('every label and hint the server lays out is an English string, word for word, and no other', () => {
     const expected: Record<string, string> = {};
-    for (const { type, uid, view } of views) {
-      expected[`cm.${type}`] = contentTypes[uid.split('.').pop()!].schema.info.displayName;
+    for (const { type, view } of views) {
+      expected[`cm.${type}`] = (contentTypes as Record<string, { schema: { info: { displayName: string } } }>)[type].schema.info.displayName;
       for (const [field, { label, description }] of Object.entries(view.fields)) {
         expected[`cm.${type}.${field}`] = label;
         if (description) expected[`cm.${type}.${field}.hint`] = description;
