@@ -94,6 +94,13 @@ describe("the Content Manager's words for the plugin's types (cm.*)", () => {
     expect(Object.fromEntries(Object.entries(en).filter(([id]) => id.startsWith('cm.')))).toEqual(expected);
   });
 
+  test("every value of the key's `duplicates` is a string (enum.<value>), and no other", () => {
+    const values = (contentTypes['api-key'].schema.attributes.duplicates as { enum: string[] }).enum;
+    expect(Object.keys(en).filter((id) => id.startsWith('enum.'))).toEqual(values.map((value) => `enum.${value}`));
+    expect(values.map((value) => en[`enum.${value}`])).toEqual(values);
+    expect(contentManagerMessages(read('fr'))).toMatchObject({ store: 'stocker à nouveau', reuse: 'réutiliser', refuse: 'refuser' });
+  });
+
   test("the key's description is called Description, as the API, the CLI and docs/api-keys.md call it", () => {
     expect(en['cm.api-key.description']).toBe('Description');
     expect(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'api-keys.md'), 'utf8')).toContain('name, description (the stated use)');

@@ -2,7 +2,7 @@
  * The Content Manager's words for the plugin's types in the admin's language. The server lays the
  * types out with English labels and hints (server/src/admin/content-manager-layout.ts); the
  * translations hold them as `cm.<type>` (the type's name), `cm.<type>.<field>` (a label) and
- * `cm.<type>.<field>.hint`. Strapi translates a label by the id
+ * `cm.<type>.<field>.hint`, and an enumeration's values as `enum.<value>`. Strapi translates a label by the id
  * `content-manager.content-types.<uid>.<field>` and a type's name by its display name, so those ids
  * are registered for every language but English (English is the layout itself, and an admin's own
  * labels from "Configure the view" stay). Hints it shows as stored: they are swapped in the edit
@@ -14,10 +14,12 @@ import en from '../translations/en.json';
 const ENGLISH: Record<string, string> = en;
 const uidOf = (type: string) => `plugin::${PLUGIN_ID}.${type}`;
 
-/** Strapi's own ids for the plugin's type names and labels, in `strings`' language. */
+/** Strapi's own ids for the plugin's type names, labels and enumeration values, in `strings`' language. */
 export function contentManagerMessages(strings: Record<string, string>): Record<string, string> {
   const messages: Record<string, string> = {};
   for (const [id, text] of Object.entries(strings)) {
+    // An enumeration's values (a key's `duplicates`): Strapi's select translates each by the value itself.
+    if (id.startsWith('enum.')) messages[id.slice('enum.'.length)] = text;
     const [prefix, type, field, hint] = id.split('.');
     if (prefix !== 'cm' || hint !== undefined) continue;
     if (field === undefined) messages[ENGLISH[id]] = text;
