@@ -269,6 +269,19 @@ test('the Image API page as an admin: totals, chart, most viewed, recent uploads
   await page.waitForFunction(() => document.querySelector('[data-testid="image-api-total-images"]')?.textContent === '4');
   await expect(recent.count()).resolves.toBe(4);
   expect((await api.get(new URL(uploaded[3].url_viewer).pathname)).status).toBe(404);
+
+  // A key issued from the page: "New key" opens a new API key entry; saving it makes the key, in its panel.
+  await page.getByRole('link', { name: 'New key' }).click();
+  await page.waitForURL(/plugin::image-api\.api-key\/create/);
+  await page.locator('input[name="name"]').fill('Issued from the page');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.waitForURL(/plugin::image-api\.api-key\/(?!create)[a-z0-9]+/, { timeout: 30_000 });
+  await page.waitForFunction(() => /^img_/.test(document.querySelector('[data-testid="image-api-key"]')?.textContent ?? ''));
+  const issued = await api.get('/content-manager/collection-types/plugin::image-api.api-key?filters[name][$eq]=Issued%20from%20the%20page').set(auth);
+  expect(issued.body.results).toHaveLength(1);
+  const issuedKey = (await api.get(`/image-api/api-keys/${issued.body.results[0].documentId}/key`).set(auth)).body.data.key;
+  // It works (its albums: nothing stored, so the page's counts below stay as they are).
+  expect((await api.get('/api/1/albums').set('X-API-Key', issuedKey)).status).toBe(200);
 });
 
 test('the Image API page as an Editor: usage and images, no key anywhere (nor in the Content Manager), no delete, no key reveal', async () => {
@@ -298,6 +311,7 @@ test('the Image API page as an Editor: usage and images, no key anywhere (nor in
   await expect(editorPage.getByTestId('image-api-keys-table').count()).resolves.toBe(0);
   await expect(editorPage.getByTestId('image-api-image-key').count()).resolves.toBe(0);
   await expect(editorPage.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(0);
+  await expect(editorPage.getByRole('link', { name: 'New key' }).count()).resolves.toBe(0);
   await fullShot(editorPage, 'usage-page-editor');
 
   // The Content Manager: API images, and no API keys (credentials, not content).

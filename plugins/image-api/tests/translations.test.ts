@@ -1,11 +1,15 @@
 /**
  * The admin's strings (admin/src/translations): every language has every English string, each one a
  * valid ICU message with the same arguments (a translation that drops `{days}` or misspells a plural
- * would show raw text or throw in the panel), and nothing English left untranslated by mistake.
+ * would show raw text or throw in the panel), and nothing English left untranslated by mistake; the
+ * Content Manager's labels, hints and type names (`cm.*`) are the server's layout's, word for word.
  */
 import fs from 'fs';
 import path from 'path';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
+import { VIEWS } from '../server/src/admin/content-manager-layout';
+import contentTypes from '../server/src/content-types';
+import { contentManagerMessages, translateHints } from '../admin/src/utils/contentManagerTexts';
 
 const DIR = path.join(__dirname, '..', 'admin', 'src', 'translations');
 const read = (locale: string): Record<string, string> => JSON.parse(fs.readFileSync(path.join(DIR, `${locale}.json`), 'utf8'));
@@ -14,8 +18,22 @@ const LOCALES = ['fr', 'zh-Hans'];
 /** Product names and file formats stay as they are in every language; some words are the same in French. */
 const SAME_EVERYWHERE = ['plugin.name', 'menu.label', 'usage.title', 'client-config.sharex', 'client-config.picgo', 'client-config.curl'];
 const SAME_AS_ENGLISH: Record<string, Set<string>> = {
-  fr: new Set([...SAME_EVERYWHERE, 'stats.images', 'keys.status.active', 'keys.holding.value']),
-  'zh-Hans': new Set(SAME_EVERYWHERE),
+  fr: new Set([
+    ...SAME_EVERYWHERE,
+    'stats.images',
+    'keys.status.active',
+    'keys.holding.value',
+    'cm.api-key.description',
+    'cm.api-key.contact',
+    'cm.api-key.active',
+    'cm.api-key.quota_images',
+    'cm.api-key.images',
+    'cm.image.file',
+    'cm.image.description',
+    'cm.image.md5',
+    'cm.image.album',
+  ]),
+  'zh-Hans': new Set([...SAME_EVERYWHERE, 'cm.image.md5', 'size.units']),
 };
 
 /** The arguments a message uses, sorted. */
@@ -57,5 +75,53 @@ describe.each(LOCALES)('%s', (locale) => {
   test('each string is translated (product names and formats aside)', () => {
     const same = Object.keys(en).filter((id) => strings[id] === en[id] && !SAME_AS_ENGLISH[locale].has(id));
     expect(same).toEqual([]);
+  });
+});
+
+describe("the Content Manager's words for the plugin's types (cm.*)", () => {
+  // The server lays the types out in English; the translations hold the same words (one truth).
+  const views = Object.entries(VIEWS).map(([uid, view]) => ({ type: uid.split('.').pop()!, view }));
+
+  test('every label and hint the server lays out is an English string, word for word, and no other', () => {
+    const expected: Record<string, string> = {};
+    for (const { type, view } of views) {
+      expected[`cm.${type}`] = (contentTypes as Record<string, { schema: { info: { displayName: string } } }>)[type].schema.info.displayName;
+      for (const [field, { label, description }] of Object.entries(view.fields)) {
+        expected[`cm.${type}.${field}`] = label;
+        if (description) expected[`cm.${type}.${field}.hint`] = description;
+      }
+    }
+    expect(Object.fromEntries(Object.entries(en).filter(([id]) => id.startsWith('cm.')))).toEqual(expected);
+  });
+
+  test("every value of the key's `duplicates` is a string (enum.<value>), and no other", () => {
+    const values = (contentTypes['api-key'].schema.attributes.duplicates as { enum: string[] }).enum;
+    expect(Object.keys(en).filter((id) => id.startsWith('enum.'))).toEqual(values.map((value) => `enum.${value}`));
+    expect(values.map((value) => en[`enum.${value}`])).toEqual(values);
+    expect(contentManagerMessages(read('fr'))).toMatchObject({ store: 'stocker à nouveau', reuse: 'réutiliser', refuse: 'refuser' });
+  });
+
+  test("the key's description is called Description, as the API, the CLI and docs/api-keys.md call it", () => {
+    expect(en['cm.api-key.description']).toBe('Description');
+    expect(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'api-keys.md'), 'utf8')).toContain('name, description (the stated use)');
+  });
+
+  test("French labels and type names under Strapi's ids; hints swapped where the stored one is the plugin's", () => {
+    const fr = read('fr');
+    const messages = contentManagerMessages(fr);
+    expect(messages['content-manager.content-types.plugin::image-api.api-key.name']).toBe('Nom');
+    expect(messages['content-manager.content-types.plugin::image-api.api-key.description']).toBe('Description');
+    expect(messages['API key']).toBe("Clé d'API");
+    expect(messages['API image']).toBe("Image de l'API");
+    expect(Object.keys(messages).some((id) => id.endsWith('.hint'))).toBe(false);
+    const layout = {
+      layout: [[[{ name: 'name', hint: en['cm.api-key.name.hint'] }, { name: 'contact', hint: 'Our own words' }]]],
+      settings: { displayName: 'API key' },
+    };
+    const translated = translateHints({ layout, query: {} }, fr);
+    expect(translated.layout.layout[0][0].map((field) => field.hint)).toEqual([fr['cm.api-key.name.hint'], 'Our own words']);
+    // Another type's layout is left as it is.
+    const other = { layout: { ...layout, settings: { displayName: 'Article' } }, query: {} };
+    expect(translateHints(other, fr)).toBe(other);
   });
 });

@@ -6,7 +6,9 @@
  */
 import { startApp, type TestApp } from '../../helpers/app';
 import { adminToken } from '../../helpers/admin';
+import sharp from 'sharp';
 import { png, jpeg } from '../../helpers/fixtures';
+import { srcsetSnippet } from '../../../plugins/image-api/shared/contracts/serving';
 
 const IMAGE_UID = 'plugin::image-api.image';
 const KEY_UID = 'plugin::image-api.api-key';
@@ -18,6 +20,8 @@ let keyA: string;
 let keyB: string;
 
 const today = () => new Date().toISOString().slice(0, 10);
+/** A preset's geometry when it names only a size. */
+const GEOMETRY = { resizingType: 'fit', width: 0, height: 0, dpr: 1, enlarge: false, gravity: null };
 
 beforeAll(async () => {
   app = await startApp();
@@ -86,6 +90,7 @@ test('totals, 30 days of uploads and views, the most viewed and the latest image
     viewerUrl: expect.stringMatching(/\/image\/\w+$/),
     url: expect.stringMatching(/^http:\/\/img\.test:1337\/uploads\/.+\.png$/),
     width: 120,
+    height: 90,
     placeholder: expect.stringMatching(/^[A-Za-z0-9+/]+={0,2}$/),
     dominantColor: expect.stringMatching(/^#[0-9a-f]{6}$/),
     key: { id: expect.any(Number), name: 'usage B' },
@@ -97,16 +102,36 @@ test('totals, 30 days of uploads and views, the most viewed and the latest image
   expect(data.serving).toEqual({
     transformBase: 'http://img.test:1337/img',
     presets: [
-      { name: 'thumbnail', definition: 'rs:fit:245:156', width: 245 },
-      { name: 'small', definition: 'w:500', width: 500 },
-      { name: 'medium', definition: 'w:750', width: 750 },
-      { name: 'large', definition: 'w:1000', width: 1000 },
-      { name: 'xlarge', definition: 'w:1920', width: 1920 },
+      // Each with the geometry delivery reads in it: the srcset's descriptors are the widths it renders.
+      { name: 'thumbnail', definition: 'rs:fit:245:156', width: 245, geometry: { ...GEOMETRY, width: 245, height: 156 } },
+      { name: 'small', definition: 'w:500', width: 500, geometry: { ...GEOMETRY, width: 500 } },
+      { name: 'medium', definition: 'w:750', width: 750, geometry: { ...GEOMETRY, width: 750 } },
+      { name: 'large', definition: 'w:1000', width: 1000, geometry: { ...GEOMETRY, width: 1000 } },
+      { name: 'xlarge', definition: 'w:1920', width: 1920, geometry: { ...GEOMETRY, width: 1920 } },
     ],
   });
   const serving = await app.http.get('/image-api/serving').set(admin);
   expect([serving.status, serving.body.data]).toEqual([200, data.serving]);
   expect((await app.http.get('/image-api/serving')).status).toBe(401);
+});
+
+test("each srcset descriptor is the width its URL renders: a 4:3 image's thumbnail preset is 208 wide, not 245", async () => {
+  const data = await overview();
+  const card = data.recent.find((image: { title: string }) => image.title === 'second');
+  expect([card.width, card.height]).toEqual([640, 480]);
+  const snippet = srcsetSnippet(data.serving, { url: card.url, width: card.width, height: card.height, alt: card.title })!;
+  const candidates = [...snippet.matchAll(/(http\S+) (\d+)w/g)].map((match) => ({ url: match[1], descriptor: Number(match[2]) }));
+  // thumbnail (208), small (500) and the image itself (640): medium and up would enlarge it.
+  expect(candidates.map(({ descriptor }) => descriptor)).toEqual([208, 500, 640]);
+  for (const { url, descriptor } of candidates) {
+    const res = await app.http.get(app.pathOf(url)).buffer(true).parse((response, done) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+    expect([url, res.status]).toEqual([url, 200]);
+    expect([url, (await sharp(res.body as Buffer).metadata()).width]).toEqual([url, descriptor]);
+  }
 });
 
 test("each key's status and use; one key's days", async () => {
@@ -177,6 +202,30 @@ test('a refused upload changes no tally; deleting from the page, by the API and 
   const after = await overview();
   expect(after.totals).toMatchObject({ images: 1, storageBytes: await bytesOnRecord(), uploadsInWindow: 3 });
   expect(after.recent.map((card: { idEncoded: string }) => card.idEncoded)).toEqual([first.idEncoded]);
+});
+
+test("a deleted image's views leave the Views total with it: no views beside \"No image has been viewed yet\"", async () => {
+  /** The views of the images there are, as the database holds them. */
+  const liveViews = async () =>
+    (await app.strapi.db.query(IMAGE_UID).findMany({ select: ['views'] })).reduce((sum: number, image: { views: number }) => sum + Number(image.views), 0);
+  const start = await overview();
+  expect(start.totals.views).toBe(await liveViews());
+  const viewed = [await upload(keyA, await png(70, 70), 'viewed, then deleted on the page'), await upload(keyB, await png(72, 72), 'viewed, then deleted in the Media Library')];
+  for (const image of viewed) for (let i = 0; i < 3; i++) expect((await app.http.get(app.pathOf(image.url_viewer))).status).toBe(200);
+  const seen = await overview();
+  expect(seen.totals.views).toBe(start.totals.views + 6);
+  expect(seen.topViewed.map((card: { idEncoded: string }) => card.idEncoded)).toEqual(expect.arrayContaining(viewed.map((image) => image.id_encoded)));
+
+  expect((await app.http.delete(`/image-api/images/${viewed[0].id_encoded}`).set(admin)).status).toBe(204);
+  const record = await app.strapi.db.query(IMAGE_UID).findOne({ where: { id_encoded: viewed[1].id_encoded }, populate: { file: true } });
+  expect((await app.http.post('/upload/actions/bulk-delete').set(admin).send({ fileIds: [record.file.id], folderIds: [] })).status).toBe(200);
+
+  const after = await overview();
+  expect(after.totals.views).toBe(start.totals.views);
+  expect(after.totals.views).toBe(await liveViews());
+  expect(after.totals.views).toBe(after.topViewed.reduce((sum: number, card: { views: number }) => sum + card.views, 0));
+  // The chart keeps the day's history: the views happened.
+  expect(after.totals.viewsInWindow).toBe(seen.totals.viewsInWindow);
 });
 
 test('a database whose images predate the tallies gets them filled in once, under each upload day', async () => {

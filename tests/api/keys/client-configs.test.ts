@@ -120,6 +120,14 @@ test('curl: the script, run by the real curl, prints the direct URL', async () =
     stdout: '',
     stderr: expect.stringContaining("upload failed: Can't get target upload source info: the file is not an image"),
   });
+  // Only the API's message: no "curl: (22) The requested URL returned error: 400" line before it.
+  const refused = await run('sh', [script, notes], { env: { ...process.env, PATH: `${dir}/bin:${process.env.PATH}` } }).catch((error: { stderr: string }) => error);
+  expect(refused.stderr).not.toContain('curl:');
+  expect(refused.stderr.split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^upload failed: Can't get target upload source info/)]);
+  // No answer at all (nothing listens there): curl's own line is then the only word, and the exit is 1.
+  const offline = script.replace(/\.sh$/, '-offline.sh');
+  fs.writeFileSync(offline, fs.readFileSync(script, 'utf8').replace(/'https?:\/\/[^']+'/, "'http://127.0.0.1:9/api/1/upload'"));
+  await expect(run('sh', [offline, file])).rejects.toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^curl: \(7\) /) });
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

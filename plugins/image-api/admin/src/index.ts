@@ -13,6 +13,7 @@ import en from './translations/en.json';
 import fr from './translations/fr.json';
 import zhHans from './translations/zh-Hans.json';
 import { getTranslation } from './utils/getTranslation';
+import { contentManagerMessages, translateHints } from './utils/contentManagerTexts';
 
 /** The plugin's strings by admin locale; a locale without a file falls back to English (hooks/useMessage.ts). */
 const TRANSLATIONS: Record<string, Record<string, string>> = { en, fr, 'zh-Hans': zhHans };
@@ -20,6 +21,7 @@ const TRANSLATIONS: Record<string, Record<string, string>> = { en, fr, 'zh-Hans'
 interface AdminApp {
   registerPlugin(plugin: { id: string; name: string }): void;
   addMenuLink(link: unknown): void;
+  registerHook(name: string, hook: (args: any) => unknown): void;
   getPlugin(id: string): { apis: { addEditViewSidePanel(panels: unknown): void } };
 }
 
@@ -35,14 +37,27 @@ export default {
     app.registerPlugin({ id: PLUGIN_ID, name: en['plugin.name'] });
   },
   async registerTrads({ locales }: { locales: string[] }) {
-    return locales.map((locale) => ({
-      locale,
-      data: Object.fromEntries(Object.entries(TRANSLATIONS[locale] ?? {}).map(([id, text]) => [getTranslation(id), text])),
-    }));
+    return locales.map((locale) => {
+      const strings = TRANSLATIONS[locale] ?? {};
+      return {
+        locale,
+        data: {
+          ...Object.fromEntries(Object.entries(strings).map(([id, text]) => [getTranslation(id), text])),
+          // The Content Manager's labels and type names (utils/contentManagerTexts.ts); English is the layout's own.
+          ...(locale === 'en' ? {} : contentManagerMessages(strings)),
+        },
+      };
+    });
   },
   bootstrap(app: AdminApp) {
     const contentManager = app.getPlugin('content-manager').apis;
     contentManager.addEditViewSidePanel([ApiKeyPanel, ServingPanel]);
     contentManager.addEditViewSidePanel(withoutPreviewOnOwnTypes);
+    // The edit view's hints in the admin's language (Strapi shows hints untranslated). The language
+    // is the one the admin keeps in localStorage (Strapi's key), as the admin itself reads it at start.
+    app.registerHook('Admin/CM/pages/EditView/mutate-edit-view-layout', (args) => {
+      const locale = window.localStorage.getItem('strapi-admin-language') ?? 'en';
+      return locale === 'en' ? args : translateHints(args, TRANSLATIONS[locale] ?? {});
+    });
   },
 };

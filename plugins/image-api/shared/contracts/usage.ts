@@ -22,11 +22,18 @@ export interface KeyHolding {
   quotaBytes: number | null;
 }
 
-/** "12 / 1000" and "3.2 MB / 5 GB" (the cap after the slash only when there is one). */
-export function holdingParts(holding: KeyHolding): { images: string; bytes: string } {
+/**
+ * "12 / 1000" and "3.2 MB / 5 GB" (the cap after the slash only when there is one); sizes and counts
+ * written by `format` when given (the admin's language: admin/src/hooks/useFormat.ts).
+ */
+export function holdingParts(
+  holding: KeyHolding,
+  format: { size: (bytes: number) => string; number: (value: number) => string } = { size: formatSize, number: String }
+): { images: string; bytes: string } {
+  const { size, number } = format;
   return {
-    images: holding.quotaImages === null ? String(holding.images) : `${holding.images} / ${holding.quotaImages}`,
-    bytes: holding.quotaBytes === null ? formatSize(holding.bytes) : `${formatSize(holding.bytes)} / ${formatSize(holding.quotaBytes)}`,
+    images: holding.quotaImages === null ? number(holding.images) : `${number(holding.images)} / ${number(holding.quotaImages)}`,
+    bytes: holding.quotaBytes === null ? size(holding.bytes) : `${size(holding.bytes)} / ${size(holding.quotaBytes)}`,
   };
 }
 
@@ -59,9 +66,10 @@ export interface ImageCard {
   expiresAt: string | null;
   thumbUrl: string | null;
   viewerUrl: string;
-  /** The original's direct URL and width (for its transformation URLs). */
+  /** The original's direct URL and size (for its transformation URLs and their widths). */
   url: string | null;
   width: number | null;
+  height: number | null;
   /** What the card paints while the thumbnail loads: ThumbHash (base64) and `#rrggbb`; null before they were filled in. */
   placeholder: string | null;
   dominantColor: string | null;

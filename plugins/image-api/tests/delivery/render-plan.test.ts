@@ -1,5 +1,5 @@
-/** The geometry of a transformation (delivery/render-plan.ts), with imgproxy's meanings. */
-import { planRender } from '../../server/src/delivery/render-plan';
+/** The geometry of a transformation (shared/render-plan.ts; delivery renders with it), with imgproxy's meanings. */
+import { planRender } from '../../shared/render-plan';
 import type { TransformSpec } from '../../server/src/delivery/transform-options';
 
 const spec = (over: Partial<TransformSpec>): TransformSpec => ({

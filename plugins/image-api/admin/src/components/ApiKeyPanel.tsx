@@ -10,6 +10,7 @@ import { API_KEY_UID } from '../../../shared/identity';
 import { useImageApi } from '../api';
 import { useClientConfigDownload, useClientFiles } from '../hooks/useClientConfigDownload';
 import { useMessage } from '../hooks/useMessage';
+import { useFormat } from '../hooks/useFormat';
 import { ConfirmButton } from './ConfirmButton';
 import { atQuota, holdingParts, type KeyHolding } from '../../../shared/contracts/usage';
 
@@ -97,6 +98,7 @@ function KeyReveal({ documentId }: { documentId: string }) {
 function KeyHoldingLine({ documentId }: { documentId: string }) {
   const api = useImageApi();
   const t = useMessage();
+  const format = useFormat();
   const [holding, setHolding] = useState<KeyHolding | null>(null);
   useEffect(() => {
     api
@@ -111,7 +113,7 @@ function KeyHoldingLine({ documentId }: { documentId: string }) {
         {t('key-panel.holding')}
       </Typography>
       <Typography tag="p" textColor={atQuota(holding) ? 'danger600' : undefined} data-testid="image-api-key-panel-holding">
-        {t('keys.holding.value', { ...holdingParts(holding), count: holding.images })}
+        {t('keys.holding.value', { ...holdingParts(holding, format), count: holding.images })}
       </Typography>
     </Box>
   );

@@ -13,13 +13,13 @@ import { useCopy } from '../hooks/useCopy';
 
 interface PanelProps {
   model: string;
-  document?: { title?: string | null; original_filename?: string | null; file?: { url?: string; width?: number } | null } | null;
+  document?: { title?: string | null; original_filename?: string | null; file?: { url?: string; width?: number; height?: number } | null } | null;
 }
 
 /** A stored file's URL as the API hands it out (the local provider records a path). */
 const absolute = (url: string) => (/^https?:\/\//i.test(url) ? url : `${window.location.origin}${url}`);
 
-function ServingUrls({ url, width, alt }: { url: string; width: number; alt: string }) {
+function ServingUrls({ url, width, height, alt }: { url: string; width: number; height: number; alt: string }) {
   const api = useImageApi();
   const t = useMessage();
   const copy = useCopy();
@@ -28,7 +28,7 @@ function ServingUrls({ url, width, alt }: { url: string; width: number; alt: str
     api.serving().then(setServing, () => setServing({ transformBase: null, presets: [] }));
   }, [api]);
   if (!serving) return <Typography>…</Typography>;
-  const snippet = srcsetSnippet(serving, { url, width, alt });
+  const snippet = srcsetSnippet(serving, { url, width, height, alt });
   if (!serving.transformBase || !snippet) return <Typography textColor="neutral600">{t('serving.off')}</Typography>;
   const base = serving.transformBase;
   return (
@@ -64,8 +64,8 @@ export const ServingPanel = ({ model, document }: PanelProps) => {
   return {
     title: t('serving.title'),
     content:
-      file?.url && file.width ? (
-        <ServingUrls url={absolute(file.url)} width={file.width} alt={document?.title ?? document?.original_filename ?? ''} />
+      file?.url && file.width && file.height ? (
+        <ServingUrls url={absolute(file.url)} width={file.width} height={file.height} alt={document?.title ?? document?.original_filename ?? ''} />
       ) : (
         <Typography variant="pi" textColor="neutral600">
           {t('serving.no-file')}

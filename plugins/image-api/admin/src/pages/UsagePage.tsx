@@ -4,10 +4,12 @@
  * admin sees follows the plugin's permissions; the server enforces them on every route.
  */
 import { useCallback, useEffect, useState } from 'react';
-import { Box, Flex, SingleSelect, SingleSelectOption } from '@strapi/design-system';
+import { Box, Button, Flex, SingleSelect, SingleSelectOption } from '@strapi/design-system';
+import { Plus } from '@strapi/icons';
+import { Link } from 'react-router-dom';
 import { Layouts, Page, useNotification } from '@strapi/strapi/admin';
 import { DEFAULT_USAGE_WINDOW, USAGE_WINDOWS, type ImageCard, type KeySummary, type OverviewAnswer } from '../../../shared/contracts/usage';
-import { ACTIONS } from '../../../shared/identity';
+import { ACTIONS, API_KEY_UID } from '../../../shared/identity';
 import { useImageApi } from '../api';
 import { ImageGrid } from '../components/usage/ImageGrid';
 import { KeysTable } from '../components/usage/KeysTable';
@@ -61,15 +63,24 @@ function UsagePage() {
         title={t('usage.title')}
         subtitle={t('usage.subtitle')}
         primaryAction={
-          <Box minWidth="160px">
-            <SingleSelect aria-label={t('usage.window')} value={String(days)} onChange={(value: string | number) => setDays(Number(value))}>
-              {USAGE_WINDOWS.map((window) => (
-                <SingleSelectOption key={window} value={String(window)}>
-                  {t('usage.window.option', { days: window })}
-                </SingleSelectOption>
-              ))}
-            </SingleSelect>
-          </Box>
+          <Flex gap={2}>
+            <Box minWidth="160px">
+              <SingleSelect aria-label={t('usage.window')} value={String(days)} onChange={(value: string | number) => setDays(Number(value))}>
+                {USAGE_WINDOWS.map((window) => (
+                  <SingleSelectOption key={window} value={String(window)}>
+                    {t('usage.window.option', { days: window })}
+                  </SingleSelectOption>
+                ))}
+              </SingleSelect>
+            </Box>
+            {/* Keys are issued where the key panel is: a new API key entry in the Content Manager;
+                saving it makes the key, shown in the entry's panel (docs/api-keys.md, "Issuing"). */}
+            {permissions.keys ? (
+              <Button tag={Link} to={`/content-manager/collection-types/${API_KEY_UID}/create`} startIcon={<Plus />} data-testid="image-api-new-key">
+                {t('usage.new-key')}
+              </Button>
+            ) : null}
+          </Flex>
         }
       />
       <Layouts.Content>

@@ -6,13 +6,15 @@
  * view" stay until the plugin ships a new version of it.
  *
  * The server refuses writes to server-kept fields whatever the view shows
- * (admin/field-protection.ts); read-only here is what the editor sees.
+ * (admin/field-protection.ts); read-only here is what the editor sees. The labels and hints are
+ * English; the admin shows them in the admin's language from admin/src/translations (`cm.*`; the
+ * translations test holds them to these).
  */
 import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID, PLUGIN_ID } from '../config/constants';
 
 /** Bump when the tables below change: apps that have the previous version get the new one at boot. */
-export const LAYOUT_VERSION = 4;
+export const LAYOUT_VERSION = 5;
 
 interface FieldView {
   label: string;
@@ -47,7 +49,7 @@ export const VIEWS: Record<string, TypeView> = {
     settings: { mainField: 'name', defaultSortBy: 'createdAt', defaultSortOrder: 'DESC', pageSize: 20 },
     fields: {
       name: { label: 'Name', description: 'Who or what the key is for. Unique.' },
-      description: { label: 'Purpose', description: "The requester's stated use of the API." },
+      description: { label: 'Description', description: "The requester's stated use of the API." },
       contact: { label: 'Contact', description: 'How to reach the requester (email, handle).' },
       active: { label: 'Active', description: 'Off: every request with the key is refused (403, "API key revoked") at once.' },
       expires_at: { label: 'Key expires', column: 'Expires', description: 'From then on the key is refused. Empty: never.' },

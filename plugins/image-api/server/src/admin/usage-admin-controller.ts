@@ -29,7 +29,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           reveal: can(ctx, ACTIONS.keysReveal),
           deleteImages: can(ctx, ACTIONS.imagesDelete),
         },
-        serving: getService(strapi, 'public-url').serving(),
+        serving: report().serving(),
       };
       ctx.body = { data: answer };
     },
@@ -53,7 +53,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Transformation URLs for the image records' panel (shared/contracts/serving.ts). */
     serving(ctx: Context) {
-      ctx.body = { data: getService(strapi, 'public-url').serving() };
+      ctx.body = { data: report().serving() };
     },
 
     async deleteImage(ctx: Context) {

@@ -7,9 +7,12 @@
  */
 import type { Core } from '@strapi/strapi';
 import { API_KEY_UID, IMAGE_UID } from '../config/constants';
-import { getService } from '../get-service';
 import { dayOf } from '../storage/usage-tally';
+import { getConfig, getService } from '../get-service';
+import { presetOptions, readOptions } from '../delivery/transform-options';
 import type { DayUsage, ImageCard, KeyHolding, KeySummary, Overview } from '../../../shared/contracts/usage';
+import { presetWidth, type ServingAnswer } from '../../../shared/contracts/serving';
+import type { Geometry } from '../../../shared/render-plan';
 
 /** A key entry's fields that say what it holds against its quotas. */
 const HOLDING_FIELDS = ['live_images', 'live_bytes', 'quota_images', 'quota_bytes'];
@@ -52,7 +55,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       orderBy,
       limit,
       select: ['id', 'documentId', 'id_encoded', 'title', 'original_filename', 'views', 'createdAt', 'expires_at', 'placeholder', 'dominant_color'],
-      populate: { file: { select: ['url', 'formats', 'width'] }, ...(withKeys ? { api_key: { select: ['id', 'name'] } } : {}) },
+      populate: { file: { select: ['url', 'formats', 'width', 'height'] }, ...(withKeys ? { api_key: { select: ['id', 'name'] } } : {}) },
     });
     const publicUrl = getService(strapi, 'public-url');
     return records.map((record: Record<string, any>) => ({
@@ -67,6 +70,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       viewerUrl: publicUrl.viewer(record.id_encoded),
       url: record.file?.url ? publicUrl.fileUrl(record.file.url) : null,
       width: record.file?.width ?? null,
+      height: record.file?.height ?? null,
       placeholder: record.placeholder ?? null,
       dominantColor: record.dominant_color ?? null,
       key: withKeys && record.api_key ? { id: record.api_key.id, name: record.api_key.name } : null,
@@ -74,12 +78,38 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   }
 
   return {
+    /**
+     * Where transformations are (`{base}{transformPath}`) and the presets usable there unsigned, each
+     * with the geometry delivery reads in it: the admin describes each preset URL in a srcset by the
+     * width it renders (shared/contracts/serving.ts).
+     */
+    serving(): ServingAnswer {
+      const { transformPath, transformPresets } = getConfig(strapi);
+      const geometryOf = (definition: string): Geometry | null => {
+        try {
+          const { resizingType, width, height, dpr, enlarge, gravity } = readOptions(presetOptions(definition), transformPresets).spec;
+          return { resizingType, width, height, dpr, enlarge, gravity };
+        } catch {
+          return null;
+        }
+      };
+      return {
+        transformBase: transformPath === null ? null : `${getService(strapi, 'public-url').base()}${transformPath}`,
+        presets: Object.entries(transformPresets).map(([name, definition]) => ({
+          name,
+          definition,
+          width: presetWidth(definition),
+          geometry: geometryOf(definition),
+        })),
+      };
+    },
+
     /** The page's overview. Key names on images only for those who may see keys. */
     async overview({ days: count = 30, withKeys = false, now = new Date() } = {}): Promise<Overview> {
       const days = lastDays(count, now);
       const [series, [totals]] = await Promise.all([
         perDay(days),
-        knex()(usage()).sum({ uploads: 'uploads', removals: 'removals', added: 'bytes_added', removed: 'bytes_removed', views: 'views' }),
+        knex()(usage()).sum({ uploads: 'uploads', removals: 'removals', added: 'bytes_added', removed: 'bytes_removed', views: 'views', viewsRemoved: 'views_removed' }),
       ]);
       const sum = (field: keyof DayUsage) => series.reduce((total, day) => total + Number(day[field]), 0);
       return {
@@ -87,7 +117,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         totals: {
           images: Number(totals?.uploads ?? 0) - Number(totals?.removals ?? 0),
           storageBytes: Number(totals?.added ?? 0) - Number(totals?.removed ?? 0),
-          views: Number(totals?.views ?? 0),
+          // Of the images there are, as the most viewed list is: a deleted image's views leave with it.
+          // Not below 0: views from before the tallies existed were never counted in (usage-tally's backfill).
+          views: Math.max(0, Number(totals?.views ?? 0) - Number(totals?.viewsRemoved ?? 0)),
           uploadsInWindow: sum('uploads'),
           viewsInWindow: sum('views'),
         },

@@ -1,6 +1,6 @@
 /**
  * Renders a transformation of an animated source into a format that carries the animation (GIF,
- * WebP): every frame scaled and cropped as render-plan.ts planned, the frames' delays and the loop
+ * WebP): every frame scaled and cropped as shared/render-plan.ts planned, the frames' delays and the loop
  * count kept, encoded as the upload's animations are (images/animation-encoding.ts). The caller holds
  * an image-work slot (images/image-work.ts) and has checked the animation bounds against the frames
  * at the size they are scaled to (delivery/transforms.ts).
@@ -10,7 +10,7 @@
  * `keepExif` kept it, and libvips turns no animation).
  */
 import sharp from 'sharp';
-import type { Crop, RenderPlan } from './render-plan';
+import type { Crop, RenderPlan } from '../../../shared/render-plan';
 import type { EncodeSettings, Rendered } from './render';
 import { MIME_BY_FORMAT } from '../images/naming';
 import { encodeAnimation, everyFrame, type AnimatedFormat } from '../images/animation-encoding';

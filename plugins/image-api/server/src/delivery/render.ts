@@ -7,7 +7,7 @@
  * second on this box's cores, at files within a few percent of effort 4's.
  */
 import sharp, { type Sharp } from 'sharp';
-import type { RenderPlan } from './render-plan';
+import type { RenderPlan } from '../../../shared/render-plan';
 import type { OutputFormat } from './transform-options';
 import { MIME_BY_FORMAT } from '../images/naming';
 // Sources are this service's own stored files, checked when uploaded: HEIF ones may be tiled (image-decoders.ts).

@@ -32,7 +32,7 @@ import { periodic } from '../operations/periodic';
 import { render, sourceSize, type Rendered } from './render';
 import { renderAnimation } from './animated-render';
 import { isAnimatedFormat } from '../images/animation-encoding';
-import type { RenderPlan } from './render-plan';
+import type { RenderPlan } from '../../../shared/render-plan';
 import type { OutputFormat } from './transform-options';
 import type { HotEntry } from './hot-file-cache';
 import type { ImmutableBytes } from './immutable-answer';

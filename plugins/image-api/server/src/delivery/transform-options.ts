@@ -6,32 +6,12 @@
 import { errors } from '../http/api-error';
 import { ownValue } from '../../../shared/own-property';
 import type { RawOption } from './imgproxy-url';
-
-export const RESIZING_TYPES = ['fit', 'fill', 'fill-down', 'force', 'auto'] as const;
-export type ResizingType = (typeof RESIZING_TYPES)[number];
-
-/** Compass gravities: imgproxy's abbreviations (`no` north, `soea` south-east, `ce` centre). */
-export const COMPASS = ['no', 'so', 'ea', 'we', 'noea', 'nowe', 'soea', 'sowe', 'ce'] as const;
-export type Compass = (typeof COMPASS)[number];
-
-export type Gravity =
-  | { type: 'compass'; anchor: Compass; xOffset: number; yOffset: number }
-  | { type: 'smart' }
-  /** Fractions of the width and height, 0 to 1. */
-  | { type: 'focal'; x: number; y: number };
+import { COMPASS, RESIZING_TYPES, type Compass, type Geometry, type Gravity, type ResizingType } from '../../../shared/render-plan';
 
 export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-export interface TransformSpec {
-  resizingType: ResizingType;
-  /** 0: follows from the other side (or the source's, when both are 0). */
-  width: number;
-  height: number;
-  dpr: number;
-  enlarge: boolean;
-  /** null: the Media Library focal point, else the centre. */
-  gravity: Gravity | null;
+export interface TransformSpec extends Geometry {
   /** 0: the format's default. */
   quality: number;
   /** null: the extension's, else negotiated from Accept. */

@@ -25,7 +25,7 @@ import { acceptClass, negotiateFormat } from './format-negotiation';
 import { LRUCache } from 'lru-cache';
 import { renditionKey } from './renditions';
 import type { SourceImage } from './image-sources';
-import { planRender, type RenderPlan } from './render-plan';
+import { planRender, type RenderPlan } from '../../../shared/render-plan';
 import { isAnimatedFormat } from '../images/animation-encoding';
 import { boundPassed } from '../images/animation-bounds';
 import type { ImageApiConfig } from '../config';

@@ -81,12 +81,19 @@ export function clientConfig(kind: ClientKind, { publicUrl, key, name }: { publi
         filename: `${slug(name)}.curl.sh`,
         contentType: 'text/plain; charset=utf-8',
         // On a refusal the API's message goes to stderr and the script exits 1: nothing on stdout that
-        // a caller could take for a URL (`url=$(./upload.sh shot.png)`).
+        // a caller could take for a URL (`url=$(./upload.sh shot.png)`). The status is read from
+        // `-w` (the answer's last three characters) rather than with --fail-with-body, which has curl
+        // print its own "curl: (22) ... error: 400" line before the API's message; -S keeps curl's
+        // line where there is no answer at all (no such file, connection refused).
         body:
           `#!/bin/sh\n# Uploads the file given as the first argument; prints the image's direct URL, or the API's error on stderr (exit 1).\n` +
-          `answer=$(curl --fail-with-body -sS -H ${shellWord(`X-API-Key: ${key}`)} -F "source=@$1" -F format=txt ${shellWord(uploadUrl)}) ||\n` +
-          `  { echo "upload failed: $answer" >&2; exit 1; }\n` +
-          `echo "$answer"\n`,
+          `answer=$(curl -sS -w '%{http_code}' -H ${shellWord(`X-API-Key: ${key}`)} -F "source=@$1" -F format=txt ${shellWord(uploadUrl)}) || exit 1\n` +
+          `status=\${answer#"\${answer%???}"}\n` +
+          `answer=\${answer%???}\n` +
+          `case $status in\n` +
+          `  2??) echo "$answer" ;;\n` +
+          `  *) echo "upload failed: $answer" >&2; exit 1 ;;\n` +
+          `esac\n`,
       };
   }
 }

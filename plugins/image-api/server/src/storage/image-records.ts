@@ -194,9 +194,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const snapshots = await events.snapshot(found.map((record: { id: number }) => record.id));
       let kept = new Map<string, JournalledFile[]>();
       await transaction(strapi, async (trx) => {
+        const views = await getService(strapi, 'usage-tally').viewsOf(trx, found.map((record: { id: number }) => record.id));
         await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
         kept = await getService(strapi, 'renditions').takeFor(trx, [file.hash!]);
-        const removed = found.map((record: { api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file }));
+        const removed = found.map((record: { id: number; api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file, views: views.get(record.id) ?? 0 }));
         await getService(strapi, 'usage-tally').removal(trx, removed);
         await getService(strapi, 'quotas').release(trx, removed);
       });

@@ -56,12 +56,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       let kept = new Map<string, JournalledFile[]>();
       try {
         await transaction(strapi, async (trx) => {
+          const views = await getService(strapi, 'usage-tally').viewsOf(trx, images.map((image) => image.id));
           await rows.remove(trx, IMAGE_UID, images.map((image) => image.id));
           // After the image rows (whose locks a render waits on to record its result): every kept
           // transformation is taken, journalled in this transaction (renditions.ts).
           kept = await getService(strapi, 'renditions').takeFor(trx, names);
           await rows.remove(trx, FILE_UID, images.flatMap((image) => (image.file ? [image.file.id] : [])));
-          const removed = images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file }));
+          const removed = images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file, views: views.get(image.id) ?? 0 }));
           await getService(strapi, 'usage-tally').removal(trx, removed);
           await getService(strapi, 'quotas').release(trx, removed);
         });

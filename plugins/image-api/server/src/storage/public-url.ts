@@ -2,8 +2,6 @@
 import type { Core } from '@strapi/strapi';
 import { getConfig } from '../get-service';
 import { VIEWER_PATH } from '../config/constants';
-import { presetWidth, type ServingAnswer } from '../../../shared/contracts/serving';
-
 
 export default ({ strapi }: { strapi: Core.Strapi }) => ({
   base(): string {
@@ -19,14 +17,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => ({
   },
   viewer(idEncoded: string): string {
     return `${this.base()}${VIEWER_PATH}/${idEncoded}`;
-  },
-  /** Where transformations are (`{base}{transformPath}`) and the presets usable there unsigned. */
-  serving(): ServingAnswer {
-    const { transformPath, transformPresets } = getConfig(strapi);
-    return {
-      transformBase: transformPath === null ? null : `${this.base()}${transformPath}`,
-      presets: Object.entries(transformPresets).map(([name, definition]) => ({ name, definition, width: presetWidth(definition) })),
-    };
   },
   /** The delete link: the viewer's URL, then `/delete/<secret>`. */
   deleteLink(idEncoded: string, secret: string): string {

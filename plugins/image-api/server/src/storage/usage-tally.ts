@@ -31,6 +31,7 @@ interface Counts {
   bytes_added?: number;
   bytes_removed?: number;
   views?: number;
+  views_removed?: number;
 }
 
 /** Something counted under a key on a day. */
@@ -47,7 +48,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** Adds `counts` to the (day, key) row, creating it if needed: one statement on all three databases. */
   const add = async (knex: Knex, keyId: number | null, counts: Counts, at: Date) => {
     const name = table();
-    const row = { day: dayOf(at), key_id: keyId ?? 0, uploads: 0, removals: 0, bytes_added: 0, bytes_removed: 0, views: 0, ...counts };
+    const row = { day: dayOf(at), key_id: keyId ?? 0, uploads: 0, removals: 0, bytes_added: 0, bytes_removed: 0, views: 0, views_removed: 0, ...counts };
     const increments = Object.fromEntries(
       Object.entries(counts).map(([column, n]) => [column, knex.raw('?? + ?', [`${name}.${column}`, n])])
     );
@@ -77,9 +78,26 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     upload: (trx: Knex, keyId: number | null, file: SizedFile, at = new Date()) =>
       add(trx, keyId, { uploads: 1, bytes_added: storedBytes(file) }, at),
 
-    /** Deleted images, in the transaction that deletes their records. */
-    removal: (trx: Knex, images: Array<{ keyId: number | null; file: SizedFile | null }>, at = new Date()) =>
-      addSums(trx, sumInto(new Map(), images.map(({ keyId, file }) => ({ keyId, at, counts: { removals: 1, bytes_removed: storedBytes(file) } })))),
+    /** Deleted images, in the transaction that deletes their records: their files' bytes and their views. */
+    removal: (trx: Knex, images: Array<{ keyId: number | null; file: SizedFile | null; views?: number }>, at = new Date()) =>
+      addSums(
+        trx,
+        sumInto(
+          new Map(),
+          images.map(({ keyId, file, views = 0 }) => ({ keyId, at, counts: { removals: 1, bytes_removed: storedBytes(file), views_removed: views } }))
+        )
+      ),
+
+    /** The images' views by id, read in the transaction that deletes them (before their rows go). */
+    async viewsOf(trx: Knex, ids: number[]): Promise<Map<number, number>> {
+      const found = new Map<number, number>();
+      const table = rows.model(IMAGE_UID).tableName;
+      // In slices: a sweep deletes many at once, and databases cap a statement's bound values.
+      for (let i = 0; i < ids.length; i += 500) {
+        for (const row of await trx(table).whereIn('id', ids.slice(i, i + 500)).select('id', 'views')) found.set(Number(row.id), Number(row.views ?? 0));
+      }
+      return found;
+    },
 
     /**
      * Fills the tallies from the images there are, once: for a database whose images predate them

@@ -4,7 +4,8 @@ import type { ImageCard } from '../../../../shared/contracts/usage';
 import { srcsetSnippet, type ServingAnswer } from '../../../../shared/contracts/serving';
 import { useCopy } from '../../hooks/useCopy';
 import { useMessage } from '../../hooks/useMessage';
-import { formatDate, imageLabel } from './labels';
+import { imageLabel } from './labels';
+import { useFormat } from '../../hooks/useFormat';
 import { placeholderStyle } from './placeholder-style';
 import { ConfirmButton } from '../ConfirmButton';
 
@@ -21,8 +22,10 @@ interface Props {
 
 export function ImageGrid({ images, serving, label, empty, onDelete, testId }: Props) {
   const t = useMessage();
+  const format = useFormat();
   const copy = useCopy();
-  const snippetOf = (image: ImageCard) => (image.url && image.width ? srcsetSnippet(serving, { url: image.url, width: image.width, alt: imageLabel(image) }) : null);
+  const snippetOf = (image: ImageCard) =>
+    image.url && image.width && image.height ? srcsetSnippet(serving, { url: image.url, width: image.width, height: image.height, alt: imageLabel(image) }) : null;
   return (
     <Box>
       <Typography variant="sigma" textColor="neutral600" tag="h2">
@@ -53,7 +56,7 @@ export function ImageGrid({ images, serving, label, empty, onDelete, testId }: P
                     {imageLabel(image)}
                   </Typography>
                   <Typography variant="pi" textColor="neutral600">
-                    {t('images.views', { count: image.views })} · {formatDate(image.createdAt)}
+                    {t('images.views', { count: image.views })} · {format.date(image.createdAt)}
                   </Typography>
                   {image.key ? (
                     <Typography variant="pi" textColor="neutral600" data-testid="image-api-image-key">
@@ -61,7 +64,7 @@ export function ImageGrid({ images, serving, label, empty, onDelete, testId }: P
                     </Typography>
                   ) : null}
                   <Typography variant="pi" textColor="neutral600">
-                    {t('images.expires', { date: image.expiresAt ? formatDate(image.expiresAt) : t('images.never') })}
+                    {t('images.expires', { date: image.expiresAt ? format.date(image.expiresAt) : t('images.never') })}
                   </Typography>
                   <Flex gap={2} paddingTop={2} wrap="wrap">
                     {snippetOf(image) ? (

@@ -10,7 +10,7 @@ import { API_KEY_UID } from '../../../../shared/identity';
 import { useImageApi } from '../../api';
 import { useClientConfigDownload, useClientFiles } from '../../hooks/useClientConfigDownload';
 import { useMessage } from '../../hooks/useMessage';
-import { formatDate } from './labels';
+import { useFormat } from '../../hooks/useFormat';
 import { UsageChart } from './UsageChart';
 
 const STATUS_COLOURS = { active: 'success', revoked: 'danger', expired: 'warning' } as const;
@@ -45,6 +45,7 @@ function KeyDetail({ summary, days, canReveal }: { summary: KeySummary; days: nu
 
 export function KeysTable({ keys, days, canReveal }: { keys: KeySummary[]; days: number; canReveal: boolean }) {
   const t = useMessage();
+  const format = useFormat();
   const [open, setOpen] = useState<string | null>(null);
   return (
     <Box>
@@ -70,11 +71,11 @@ export function KeysTable({ keys, days, canReveal }: { keys: KeySummary[]; days:
                 <Td><Typography fontWeight="semiBold">{key.name}</Typography></Td>
                 <Td><Badge backgroundColor={`${STATUS_COLOURS[key.status]}100`} textColor={`${STATUS_COLOURS[key.status]}700`}>{t(`keys.status.${key.status}`)}</Badge></Td>
                 <Td><Typography style={{ fontFamily: 'monospace' }}>{key.prefix ? `${key.prefix}…${key.last4}` : '—'}</Typography></Td>
-                <Td><Typography>{formatDate(key.lastUsedAt)}</Typography></Td>
-                <Td><Typography>{key.uploadsInWindow} / {key.uploads}</Typography></Td>
+                <Td><Typography>{format.date(key.lastUsedAt)}</Typography></Td>
+                <Td><Typography>{format.number(key.uploadsInWindow)} / {format.number(key.uploads)}</Typography></Td>
                 <Td>
                   <Typography textColor={atQuota(key.holding) ? 'danger600' : undefined} data-testid="image-api-key-holding">
-                    {t('keys.holding.value', { ...holdingParts(key.holding), count: key.holding.images })}
+                    {t('keys.holding.value', { ...holdingParts(key.holding, format), count: key.holding.images })}
                   </Typography>
                 </Td>
                 <Td>

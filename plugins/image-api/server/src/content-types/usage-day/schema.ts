@@ -27,6 +27,9 @@ export default {
     bytes_added: { type: 'biginteger', required: true, default: '0' },
     bytes_removed: { type: 'biginteger', required: true, default: '0' },
     views: { type: 'biginteger', required: true, default: '0' },
+    // The views of the images deleted that day (each image's total at its deletion): the page's
+    // "Views" is of the images there are, as "Images" and "Storage used" are.
+    views_removed: { type: 'biginteger', required: true, default: '0' },
   },
   indexes: [
     // The upsert's conflict target, and the page's 30-day window over every key.

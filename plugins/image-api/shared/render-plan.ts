@@ -9,8 +9,35 @@
  *   box have the same orientation, else fit.
  * - A side of 0 follows from the other (fill then acts as fit); both 0: the source's size.
  * - Never enlarged unless `enlarge`: a fill then keeps at most the source's pixels of the box.
+ *
+ * In shared/ because the admin needs the same answer: a srcset's `w` descriptor is the width the
+ * preset's URL renders (contracts/serving.ts), and server/src/delivery/transforms.ts renders with this.
  */
-import type { Gravity, TransformSpec } from './transform-options';
+
+export const RESIZING_TYPES = ['fit', 'fill', 'fill-down', 'force', 'auto'] as const;
+export type ResizingType = (typeof RESIZING_TYPES)[number];
+
+/** Compass gravities: imgproxy's abbreviations (`no` north, `soea` south-east, `ce` centre). */
+export const COMPASS = ['no', 'so', 'ea', 'we', 'noea', 'nowe', 'soea', 'sowe', 'ce'] as const;
+export type Compass = (typeof COMPASS)[number];
+
+export type Gravity =
+  | { type: 'compass'; anchor: Compass; xOffset: number; yOffset: number }
+  | { type: 'smart' }
+  /** Fractions of the width and height, 0 to 1. */
+  | { type: 'focal'; x: number; y: number };
+
+/** What a transformation asks of the geometry (server/src/delivery/transform-options.ts reads it from a URL). */
+export interface Geometry {
+  resizingType: ResizingType;
+  /** 0: follows from the other side (or the source's, when both are 0). */
+  width: number;
+  height: number;
+  dpr: number;
+  enlarge: boolean;
+  /** null: the Media Library focal point, else the centre. */
+  gravity: Gravity | null;
+}
 
 export interface Crop {
   left: number;
@@ -55,7 +82,7 @@ function corner(gravity: Gravity | null, focal: { x: number; y: number } | null,
   return { left: clampX(left), top: clampY(top) };
 }
 
-export function planRender(source: { width: number; height: number }, spec: TransformSpec, focal: { x: number; y: number } | null): RenderPlan {
+export function planRender(source: { width: number; height: number }, spec: Geometry, focal: { x: number; y: number } | null): RenderPlan {
   const { width: sw, height: sh } = source;
   const boxWidth = Math.round(spec.width * spec.dpr);
   const boxHeight = Math.round(spec.height * spec.dpr);
