@@ -8,7 +8,7 @@
  *   number of seconds (90 has no pattern; `*\/7` fires 4 s after :56), and croner's own `interval`
  *   option is not passed through by Strapi.
  * - It does not join a run under way: croner's `protect` is not passed through either, and the
- *   sweeps are also run on demand (tests, the admin's upkeep) while a timed run may be going.
+ *   sweeps are also run on demand (bootstrap's debris sweep, tests) while a timed run may be going.
  * - Its destroy() stops the timers without waiting for a run: the plugin's destroy must wait for a
  *   sweep before the database closes under it (stop()).
  * - A failure is logged as "Cron job ... failed" at error level, where each sweep says its own words.
