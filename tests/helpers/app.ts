@@ -1,5 +1,5 @@
 /**
- * Boots the real Strapi app in-process (compiled by global-setup) on a scratch database with its
+ * Boots the real Strapi app in-process (compiled by global-setup, apart from dist/) on a scratch database with its
  * own public folder, and tears everything down afterwards.
  */
 import fs from 'fs';
@@ -9,6 +9,7 @@ import request from 'supertest';
 import type { Core } from '@strapi/strapi';
 import { checkAnswers } from './openapi-check';
 import { createScratchDb, type ScratchDb } from '../../tools/support/app/scratch-db';
+import { appDistDir } from '../../tools/support/app/paths';
 
 export const APP_DIR = path.join(__dirname, '..', '..');
 export const PUBLIC_URL = 'http://img.test:1337';
@@ -71,7 +72,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   const { createStrapi } = await import('@strapi/strapi');
   let strapi: Core.Strapi;
   try {
-    strapi = await createStrapi({ appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }).load();
+    strapi = await createStrapi({ appDir: APP_DIR, distDir: appDistDir() }).load();
     strapi.server.mount();
   } catch (error) {
     process.env = saved;
