@@ -11,6 +11,9 @@ const { APP_DIR, TEST_DIST_DIR } = require('../../tools/support/app/paths');
 module.exports = async (_globalConfig, projectConfig) => {
   // The OpenAPI check's tally is per run (tests/helpers/openapi-setup.ts).
   fs.rmSync(path.join(__dirname, '..', '.artifacts', 'openapi-coverage'), { recursive: true, force: true });
+  // The app's .env, for every test file and worker (they inherit this environment): Strapi reads it
+  // when first required, after a test file has saved the environment it restores on stop.
+  if (fs.existsSync(path.join(APP_DIR, '.env'))) process.loadEnvFile(path.join(APP_DIR, '.env'));
   const project = projectConfig?.displayName?.name ?? projectConfig?.displayName;
   if (project === 'browser') {
     const { compileStrapi } = require('@strapi/strapi');
