@@ -44,6 +44,24 @@ export interface UploadOptions {
   headers?: Record<string, string>;
 }
 
+/** Where the test environment holds the app's logs (tests/helpers/quiet-environment.js), if it does. */
+const held = (globalThis as { __heldLogs?: string[] }).__heldLogs;
+
+/**
+ * Hands the app's log lines to the test environment, which prints them only when a test fails;
+ * Strapi's logger would write them to stdout as they come, stacks of deliberate faults and all.
+ */
+function holdLogs(strapi: Core.Strapi): void {
+  if (!held) return;
+  const MESSAGE = Symbol.for('message');
+  for (const transport of (strapi.log as unknown as { transports: Array<{ log?: unknown }> }).transports) {
+    transport.log = (info: Record<symbol, string>, done: () => void) => {
+      held.push(info[MESSAGE]);
+      done();
+    };
+  }
+}
+
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createScratchDb();
   const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-public-'));
@@ -72,7 +90,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   const { createStrapi } = await import('@strapi/strapi');
   let strapi: Core.Strapi;
   try {
-    strapi = await createStrapi({ appDir: APP_DIR, distDir: appDistDir() }).load();
+    strapi = createStrapi({ appDir: APP_DIR, distDir: appDistDir() });
+    holdLogs(strapi);
+    await strapi.load();
     strapi.server.mount();
   } catch (error) {
     process.env = saved;
