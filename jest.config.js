@@ -35,7 +35,8 @@ module.exports = {
     // The plugin's modules and the app's config alone, and the docs against the code (`npm test`).
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/plugins/image-api/tests/**/*.test.ts', '<rootDir>/tests/config/**/*.test.ts', '<rootDir>/tests/docs/**/*.test.ts'], ...timeout(60000) },
     // The real Strapi in-process on SQLite, PostgreSQL or MariaDB (`npm test`, `test:postgres`, `test:mysql`).
-    { ...withApp, displayName: 'api', testMatch: ['<rootDir>/tests/api/**/*.test.ts'], ...timeout(60000) },
+    // Quiet unless a test fails: the app's logs are held and printed with a failure (quiet-environment.js).
+    { ...withApp, displayName: 'api', testEnvironment: '<rootDir>/tests/helpers/quiet-environment.js', testMatch: ['<rootDir>/tests/api/**/*.test.ts'], ...timeout(60000) },
     // The app as a child process against servers of its own, faults injected under load (`test:faults`).
     { ...withApp, displayName: 'faults', testMatch: ['<rootDir>/tests/faults/**/*.test.ts'], ...timeout(180000) },
     // `npm run cluster`: nginx, two instances, PostgreSQL, Redis and Ceph S3 (`test:cluster`); it builds what it needs.

@@ -4,7 +4,7 @@
  * so a suite running beside a restarted `develop` lost the plugin under it (404s, "reading
  * 'service'"). Now every file of `dist` is there throughout a rebuild, old or new, never empty.
  */
-import { spawn } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 
@@ -36,4 +36,18 @@ test('dist is whole at every moment of a rebuild, and a stale file is gone after
   expect(fs.readdirSync(PLUGIN).filter((name) => name.startsWith('.dist-staging-'))).toEqual([]);
   // The rebuilt plugin loads.
   expect(typeof require(dist('server/src/index.js')).default?.register).toBe('function');
+});
+
+test('a rebuild of unchanged sources leaves every file of dist alone (npm test beside a running server)', () => {
+  const every = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? every(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+  const before = new Map(every(path.join(PLUGIN, 'dist')).map((file) => [file, fs.statSync(file)]));
+  execFileSync(process.execPath, [path.join(PLUGIN, 'scripts', 'build.js')], { cwd: PLUGIN, stdio: 'ignore' });
+  const after = every(path.join(PLUGIN, 'dist'));
+  expect(after.sort()).toEqual([...before.keys()].sort());
+  const rewritten = after.filter((file) => {
+    const [was, is] = [before.get(file)!, fs.statSync(file)];
+    return was.ino !== is.ino || was.mtimeMs !== is.mtimeMs;
+  });
+  expect(rewritten).toEqual([]);
 });

@@ -100,7 +100,7 @@ test('Redis hung: uploads go on without waiting for it, /_health says it is degr
 
 test('while Redis hangs, a key\'s limit still holds, in this instance\'s memory', async () => {
   // A key of its own, 3 uploads a minute, issued with the CLI against the app's database.
-  const cli = spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'scripts', 'apikey.js'), 'create', '--name', 'limited', '--rate-limit', '3/minute'], {
+  const cli = spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'scripts', 'apikey.js'), 'keys', 'create', '--name', 'limited', '--rate-limit', '3/minute'], {
     env: { ...process.env, ...pg.env },
     encoding: 'utf8',
   });

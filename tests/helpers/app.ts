@@ -1,5 +1,5 @@
 /**
- * Boots the real Strapi app in-process (compiled by global-setup) on a scratch database with its
+ * Boots the real Strapi app in-process (compiled by global-setup, apart from dist/) on a scratch database with its
  * own public folder, and tears everything down afterwards.
  */
 import fs from 'fs';
@@ -9,6 +9,7 @@ import request from 'supertest';
 import type { Core } from '@strapi/strapi';
 import { checkAnswers } from './openapi-check';
 import { createScratchDb, type ScratchDb } from '../../tools/support/app/scratch-db';
+import { appDistDir } from '../../tools/support/app/paths';
 
 export const APP_DIR = path.join(__dirname, '..', '..');
 export const PUBLIC_URL = 'http://img.test:1337';
@@ -43,6 +44,24 @@ export interface UploadOptions {
   headers?: Record<string, string>;
 }
 
+/** Where the test environment holds the app's logs (tests/helpers/quiet-environment.js), if it does. */
+const held = (globalThis as { __heldLogs?: string[] }).__heldLogs;
+
+/**
+ * Hands the app's log lines to the test environment, which prints them only when a test fails;
+ * Strapi's logger would write them to stdout as they come, stacks of deliberate faults and all.
+ */
+function holdLogs(strapi: Core.Strapi): void {
+  if (!held) return;
+  const MESSAGE = Symbol.for('message');
+  for (const transport of (strapi.log as unknown as { transports: Array<{ log?: unknown }> }).transports) {
+    transport.log = (info: Record<symbol, string>, done: () => void) => {
+      held.push(info[MESSAGE]);
+      done();
+    };
+  }
+}
+
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
   const db = await createScratchDb();
   const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-public-'));
@@ -71,7 +90,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   const { createStrapi } = await import('@strapi/strapi');
   let strapi: Core.Strapi;
   try {
-    strapi = await createStrapi({ appDir: APP_DIR, distDir: path.join(APP_DIR, 'dist') }).load();
+    strapi = createStrapi({ appDir: APP_DIR, distDir: appDistDir() });
+    holdLogs(strapi);
+    await strapi.load();
     strapi.server.mount();
   } catch (error) {
     process.env = saved;

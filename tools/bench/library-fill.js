@@ -1,5 +1,6 @@
 // Fills a library with `count` images' rows, as uploads leave them, in bulk: the image records, their
-// Media Library files, and the rows that link them (key, album, folder, media field). Run inside the
+// Media Library files, the rows that link them (key, album, folder, media field), and what uploads
+// count: the usage page's tallies per day and key, the key's live images and bytes. Run inside the
 // bench server (it has Strapi's metadata, so table and column names are the app's own). The files are
 // not written to disk: the viewer, the uploads and the sweep measured here never read the filler's.
 'use strict';
@@ -27,6 +28,11 @@ async function fillLibrary(strapi, { count, keyId, folder }) {
   let fileId = await nextId(files.tableName);
   const now = new Date();
   const started = Date.now();
+  /** Uploads per day (all under `keyId`), as the usage tallies count them. */
+  const uploadsByDay = new Map();
+  // What the usage tallies and quotas count per image (storage/usage-tally.ts, storedBytes): the
+  // original's and its two variants' kilobytes below (60 + 10 + 10), in bytes.
+  const BYTES_PER_IMAGE = 80_000;
 
   for (let done = 0; done < count; done += BATCH) {
     const n = Math.min(BATCH, count - done);
@@ -41,6 +47,8 @@ async function fillLibrary(strapi, { count, keyId, folder }) {
       // Uploaded over the past year and viewed unevenly, as a real library: the usage page's chart,
       // most viewed and latest images read through indexes, not from a single day's rows.
       const uploadedAt = new Date(now.getTime() - (1 + (imageId % 365)) * 86_400_000);
+      const day = uploadedAt.toISOString().slice(0, 10);
+      uploadsByDay.set(day, (uploadsByDay.get(day) ?? 0) + 1);
       imageRows.push({
         id: imageId,
         document_id: randomId(24).toLowerCase(),
@@ -90,6 +98,23 @@ async function fillLibrary(strapi, { count, keyId, folder }) {
     });
     if ((done / BATCH) % 250 === 0) process.stderr.write(`  library: ${done + n} of ${count} rows (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
+
+  const tally = strapi.plugin('image-api').service('usage-tally').table();
+  await knex.transaction(async (trx) => {
+    for (const [day, uploads] of uploadsByDay) {
+      const bytes = uploads * BYTES_PER_IMAGE;
+      await trx(tally)
+        .insert({ day, key_id: keyId, uploads, removals: 0, bytes_added: bytes, bytes_removed: 0, views: 0 })
+        .onConflict(['day', 'key_id'])
+        .merge({ uploads: trx.raw('?? + ?', [`${tally}.uploads`, uploads]), bytes_added: trx.raw('?? + ?', [`${tally}.bytes_added`, bytes]) });
+    }
+    const keys = meta('plugin::image-api.api-key');
+    const live = (attribute, n) => trx.raw('COALESCE(??, 0) + ?', [column('plugin::image-api.api-key', attribute), n]);
+    await trx(keys.tableName).where('id', keyId).update({
+      [column('plugin::image-api.api-key', 'live_images')]: live('live_images', count),
+      [column('plugin::image-api.api-key', 'live_bytes')]: live('live_bytes', count * BYTES_PER_IMAGE),
+    });
+  });
 
   // Explicit ids leave PostgreSQL's sequences behind: the next upload must not reuse one.
   if (strapi.db.dialect.client === 'postgres') {

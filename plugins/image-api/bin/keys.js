@@ -8,18 +8,22 @@
 const { parseArgs } = require('util');
 const bytes = require('bytes-iec');
 
-const USAGE = `usage:
-  strapi-image-api keys create --name NAME [--description TEXT] [--contact TEXT] [--owner ADMIN_EMAIL]
+/**
+ * The usage, spelled as the CLI was called (`program`: `npx strapi-image-api`, or this repository's
+ * `npm run --silent apikey --`), so what it shows can be typed back as it is.
+ */
+const usage = (program) => `usage:
+  ${program} keys create --name NAME [--description TEXT] [--contact TEXT] [--owner ADMIN_EMAIL]
                 [--rate-limit SPEC] [--expires DATE|Nd]
                 [--duplicates store|reuse|refuse] [--quota-images N] [--quota-bytes SIZE]
       SPEC: like 100/minute,2000/day, or off.  --expires: an ISO date (2027-01-31) or a number of days (90d)
       --duplicates: what an upload of bytes the key stored before does (store: again, the default;
         reuse: answers the earlier image; refuse: 409).  --quota-images, --quota-bytes: caps on the
         key's live images (SIZE: bytes, or 500MB, 5GB; GiB for powers of 1024)
-  strapi-image-api keys list [--json]
-  strapi-image-api keys revoke NAME
-  strapi-image-api keys regenerate NAME
-  strapi-image-api keys client-config sharex|picgo|curl NAME   (ShareX .sxcu, PicGo/PicList web-uploader JSON, a curl script)`;
+  ${program} keys list [--json]
+  ${program} keys revoke NAME
+  ${program} keys regenerate NAME
+  ${program} keys client-config sharex|picgo|curl NAME   (ShareX .sxcu, PicGo/PicList web-uploader JSON, a curl script)`;
 
 /** A refusal worth one line on stderr and exit code 1 (no stack trace). */
 class CliError extends Error {}
@@ -39,7 +43,7 @@ const OPTION_OF_FIELD = {
 
 const DUPLICATES = ['store', 'reuse', 'refuse'];
 
-function readArgs(argv) {
+function readArgs(argv, program) {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -59,7 +63,7 @@ function readArgs(argv) {
   });
   if (values.help) throw new HelpAsked();
   const [command] = positionals;
-  if (!['create', 'list', 'revoke', 'regenerate', 'client-config'].includes(command)) throw new CliError(USAGE);
+  if (!['create', 'list', 'revoke', 'regenerate', 'client-config'].includes(command)) throw new CliError(usage(program));
   // client-config KIND NAME; the others: COMMAND NAME.
   const [kind, name] = command === 'client-config' ? positionals.slice(1) : [null, positionals[1]];
   if (command === 'client-config' && !['sharex', 'picgo', 'curl'].includes(kind)) throw new CliError('client-config needs sharex, picgo or curl, then the key name');
@@ -228,17 +232,17 @@ const COMMANDS = {
  * (its compiled code: `dist` for a TypeScript app, the app itself for a JavaScript one). Resolves
  * with the exit code; prints the output.
  */
-async function runKeys(argv, { appDir, distDir }) {
+async function runKeys(argv, { appDir, distDir, program }) {
   let args;
   try {
-    args = readArgs(argv);
+    args = readArgs(argv, program);
   } catch (error) {
     if (error instanceof HelpAsked) {
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${usage(program)}\n`);
       return 0;
     }
     // Our own refusals say what to fix; parseArgs' (an unknown option, a missing value) come with the usage.
-    process.stderr.write(error instanceof CliError ? `${error.message}\n` : `strapi-image-api: ${error.message}\n${USAGE}\n`);
+    process.stderr.write(error instanceof CliError ? `${error.message}\n` : `strapi-image-api: ${error.message}\n${usage(program)}\n`);
     return 1;
   }
   try {
@@ -251,4 +255,25 @@ async function runKeys(argv, { appDir, distDir }) {
   }
 }
 
-module.exports = { runKeys, holdLogs, USAGE };
+/**
+ * The command line after the program's name: `keys <command> [options]`, or `--help`. Resolves with
+ * the exit code. `boot`: where the app's compiled code is, asked only once a key command is given.
+ */
+async function main(argv, { program, appDir, boot }) {
+  const [group, ...rest] = argv;
+  if (group === '--help' || group === '-h') {
+    process.stdout.write(`${usage(program)}\n`);
+    return 0;
+  }
+  if (group !== 'keys') {
+    process.stderr.write(`${usage(program)}\n`);
+    return 1;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${usage(program)}\n`);
+    return 0;
+  }
+  return runKeys(rest, { appDir, distDir: await boot(), program });
+}
+
+module.exports = { main, holdLogs };

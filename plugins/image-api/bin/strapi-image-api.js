@@ -19,29 +19,28 @@
 
 const fs = require('fs');
 const path = require('path');
-const { holdLogs, runKeys, USAGE } = require('./keys');
+const { main } = require('./keys');
 
-async function main(argv) {
-  const [group, ...rest] = argv;
-  if (group === '--help' || group === '-h' || (group === 'keys' && (rest.includes('--help') || rest.includes('-h')))) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (group !== 'keys') {
-    process.stderr.write(`${USAGE}\n`);
-    return 1;
-  }
-  const appDir = process.cwd();
-  let distDir = appDir;
-  if (fs.existsSync(path.join(appDir, 'tsconfig.json'))) {
-    const strapi = require(require.resolve('@strapi/strapi', { paths: [appDir] }));
-    await holdLogs(() => strapi.compileStrapi({ appDir }));
-    distDir = path.join(appDir, 'dist');
-  }
-  return runKeys(rest, { appDir, distDir });
+/** How this was called, for the usage: `npx strapi-image-api`, `strapi-image-api` (on the PATH), or `node <file>`. */
+function programName() {
+  // npx runs `strapi-image-api ...` as its script (a process under `npx jest` inherits npm_command too).
+  if (process.env.npm_command === 'exec' && /^'?strapi-image-api\b/.test(process.env.npm_lifecycle_script ?? '')) return 'npx strapi-image-api';
+  const script = process.argv[1] ?? '';
+  if (path.basename(script) === 'strapi-image-api') return 'strapi-image-api';
+  return `node ${path.relative(process.cwd(), script) || script}`;
 }
 
-main(process.argv.slice(2)).then(
+const appDir = process.cwd();
+/** The app's compiled code: a TypeScript app is compiled first, as `strapi start` would need it. */
+async function boot() {
+  if (!fs.existsSync(path.join(appDir, 'tsconfig.json'))) return appDir;
+  const { holdLogs } = require('./keys');
+  const strapi = require(require.resolve('@strapi/strapi', { paths: [appDir] }));
+  await holdLogs(() => strapi.compileStrapi({ appDir }));
+  return path.join(appDir, 'dist');
+}
+
+main(process.argv.slice(2), { program: programName(), appDir, boot }).then(
   (code) => process.exit(code),
   (error) => {
     process.stderr.write(`strapi-image-api: ${error.message}\n`);

@@ -4,7 +4,7 @@
  * compilers write into a staging folder, then each file is moved into `dist` by rename (atomic per
  * file), and files no longer built are removed last. A Strapi process or a test suite reading `dist`
  * while `npm run develop` or `npm test` rebuilds it (both build first) sees the old files or the new
- * ones, never none. A failed build leaves `dist` as it was.
+ * ones, never none; files that come out the same are not touched. A failed build leaves `dist` as it was.
  */
 const { execFileSync } = require('child_process');
 const fs = require('fs');
@@ -42,8 +42,12 @@ try {
 
   const built = filesUnder(staging);
   for (const file of built) {
-    fs.mkdirSync(path.dirname(path.join(dist, file)), { recursive: true });
-    fs.renameSync(path.join(staging, file), path.join(dist, file));
+    const target = path.join(dist, file);
+    // A file built as it was is left alone: a rebuild of unchanged sources (every `npm test` beside
+    // a running `npm run develop`) writes nothing into the dist/ that server reads.
+    if (fs.existsSync(target) && fs.readFileSync(target).equals(fs.readFileSync(path.join(staging, file)))) continue;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.renameSync(path.join(staging, file), target);
   }
   const current = new Set(built);
   for (const file of filesUnder(dist)) if (!current.has(file)) fs.rmSync(path.join(dist, file));

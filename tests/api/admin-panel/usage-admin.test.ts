@@ -228,19 +228,6 @@ test("a deleted image's views leave the Views total with it: no views beside \"N
   expect(after.totals.viewsInWindow).toBe(seen.totals.viewsInWindow);
 });
 
-test('a database whose images predate the tallies gets them filled in once, under each upload day', async () => {
-  await upload(keyB, await png(80, 80), 'fourth');
-  const before = (await overview()).totals;
-  const tally = app.strapi.plugin('image-api').service('usage-tally');
-  const knex = app.strapi.db.connection;
-  await knex(tally.table()).del();
-  expect(await tally.backfill()).toBe(2);
-  expect(await tally.backfill()).toBe(0);
-  const after = (await overview()).totals;
-  // Deletions and views before the tallies existed are not known: uploads and bytes are those of the images there are.
-  expect(after).toEqual({ images: 2, storageBytes: before.storageBytes, views: 0, uploadsInWindow: 2, viewsInWindow: 0 });
-});
-
 test("an app whose roles predate the plugin: the Editor's and Author's key-entry permissions go once, an admin's later grant stays", async () => {
   const editorRole = await app.strapi.db.query('admin::role').findOne({ where: { code: 'strapi-editor' } });
   const grant = () =>

@@ -12,7 +12,7 @@ jest.setTimeout(240_000);
 
 const run = promisify(execFile);
 const cli = (args: string[], env: Record<string, string | undefined> = process.env) =>
-  run('node', [path.join(APP_DIR, 'scripts/apikey.js'), ...args], { cwd: APP_DIR, env, timeout: 60_000 });
+  run('node', [path.join(APP_DIR, 'scripts/apikey.js'), 'keys', ...args], { cwd: APP_DIR, env, timeout: 60_000 });
 
 describe('with the server running', () => {
   let app: TestApp;
@@ -46,7 +46,7 @@ describe('with the server running', () => {
     const key = stdout.trimEnd().split('\n').pop()!;
     expect(key).toMatch(/^img_[A-Za-z0-9]{32}$/);
     expect((await app.upload(key, await png(20, 20))).status).toBe(200);
-    await expect(run('node', [bin, 'tokens', 'list'], { cwd: APP_DIR, env: process.env })).rejects.toThrow(/strapi-image-api keys create/);
+    await expect(run('node', [bin, 'tokens', 'list'], { cwd: APP_DIR, env: process.env })).rejects.toThrow(/^ {2}node plugins\/image-api\/bin\/strapi-image-api\.js keys create --name NAME/m);
   });
 
   test('list --json shows names, prefixes, state and usage, never a key or hash', async () => {
@@ -142,12 +142,27 @@ describe('with the server running', () => {
 
   test('--help prints the usage on stdout and succeeds, for the script and the packaged bin', async () => {
     const { stdout } = await cli(['--help']);
-    expect(stdout).toMatch(/^usage:\n  strapi-image-api keys create --name NAME/);
+    expect(stdout).toMatch(/^usage:\n  node scripts\/apikey\.js keys create --name NAME/);
     const bin = path.join(APP_DIR, 'plugins/image-api/bin/strapi-image-api.js');
     for (const args of [['--help'], ['keys', 'create', '-h']]) {
       const { stdout: usage } = await run('node', [bin, ...args], { cwd: APP_DIR, env: process.env, timeout: 30_000 });
       expect(usage).toMatch(/^usage:/);
     }
+  });
+
+  test('one way to call it, `keys <command>`, through npx or npm run; the usage is spelled the way it was called', async () => {
+    const env = { ...process.env, npm_command: undefined, npm_lifecycle_event: undefined, npm_lifecycle_script: undefined };
+    const npmRun = (...args: string[]) => run('npm', ['run', '--silent', 'apikey', '--', ...args], { cwd: APP_DIR, env, timeout: 90_000 });
+    const listed = JSON.parse((await npmRun('keys', 'list', '--json')).stdout);
+    expect(listed.map((k: { name: string }) => k.name)).toContain('ShareX on Bob laptop');
+    // The words without `keys` are refused, with the usage as it can be typed back.
+    const refused = await npmRun('list').then(() => null, (error) => error);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^usage:\n  npm run --silent apikey -- keys create --name NAME/);
+    expect(refused.stderr).toMatch(/^ {2}npm run --silent apikey -- keys list \[--json\]$/m);
+    const { stdout: npxUsage } = await run('npx', ['--no-install', 'strapi-image-api', '--help'], { cwd: APP_DIR, env, timeout: 60_000 });
+    expect(npxUsage).toMatch(/^usage:\n  npx strapi-image-api keys create --name NAME/);
+    expect(npxUsage).toMatch(/^ {2}npx strapi-image-api keys client-config sharex\|picgo\|curl NAME/m);
   });
 
   test('IMAGE_API_BOOTSTRAP_KEY exists at boot and works', async () => {

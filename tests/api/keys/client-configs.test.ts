@@ -132,7 +132,7 @@ test('curl: the script, run by the real curl, prints the direct URL', async () =
 });
 
 test('the CLI prints the same configuration', async () => {
-  const { stdout } = await run('node', [path.join(APP_DIR, 'scripts/apikey.js'), 'client-config', 'sharex', 'Bob laptop (ShareX)'], { cwd: APP_DIR, env: process.env, timeout: 60_000 });
+  const { stdout } = await run('node', [path.join(APP_DIR, 'scripts/apikey.js'), 'keys', 'client-config', 'sharex', 'Bob laptop (ShareX)'], { cwd: APP_DIR, env: process.env, timeout: 60_000 });
   expect(JSON.parse(stdout)).toEqual(JSON.parse((await download('sharex')).text));
-  await expect(run('node', [path.join(APP_DIR, 'scripts/apikey.js'), 'client-config', 'flameshot', 'x'], { cwd: APP_DIR, env: process.env })).rejects.toThrow(/sharex, picgo or curl/);
+  await expect(run('node', [path.join(APP_DIR, 'scripts/apikey.js'), 'keys', 'client-config', 'flameshot', 'x'], { cwd: APP_DIR, env: process.env })).rejects.toThrow(/sharex, picgo or curl/);
 });

@@ -161,17 +161,6 @@ describe('quotas', () => {
     expect((await app.upload(key, await picture(41))).status).toBe(200);
   });
 
-  test('keys issued before quotas: their figures are counted once, from the images there are', async () => {
-    const { key, id } = await keyWith({});
-    await app.upload(key, await picture(50));
-    await app.upload(key, await picture(51));
-    const counted = await keyRow(id);
-    await app.strapi.db.connection('image_api_keys').where('id', id).update({ live_images: 0, live_bytes: 0 });
-    await app.strapi.store({ type: 'plugin', name: 'image-api', key: 'key-use-counted' }).delete({});
-    await app.strapi.plugin('image-api').service('quotas').backfill();
-    expect(await keyRow(id)).toEqual(counted);
-  });
-
   test('a quota of 0 or a fraction is not saved', async () => {
     const query = app.strapi.db.query(KEY_UID);
     const { id } = await keyWith({});

@@ -111,9 +111,9 @@ export const openDatabase = (state: ClusterState): Knex =>
     pool: { min: 0, max: 2 },
   });
 
-/** The key CLI (`npm run apikey`), run with the instances' environment as an operator would. */
+/** The key CLI (`npm run apikey -- keys ...`), run with the instances' environment as an operator would. */
 export async function apikey(state: ClusterState, ...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(APP_DIR, 'scripts', 'apikey.js'), ...args], {
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(APP_DIR, 'scripts', 'apikey.js'), 'keys', ...args], {
     cwd: APP_DIR,
     env: { ...process.env, ...state.environment, LOG_LEVEL: 'error' },
     timeout: 120_000,

@@ -23,12 +23,8 @@ async function setUp(strapi: Core.Strapi) {
   await getService(strapi, 'content-manager-layout').apply();
   await registerPermissions(strapi);
   getService(strapi, 'media-events').registerWebhookEvents();
-  const backfilled = await getService(strapi, 'usage-tally').backfill();
-  if (backfilled > 0) strapi.log.info(`image-api: usage tallies filled in from ${backfilled} existing images`);
   const labelled = await getService(strapi, 'images').fillLabels();
   if (labelled > 0) strapi.log.info(`image-api: ${labelled} existing images named for the Content Manager (title, else file name)`);
-  const counted = await getService(strapi, 'quotas').backfill();
-  if (counted > 0) strapi.log.info(`image-api: keys' live images counted: ${counted} existing images`);
   // Created at boot so the first concurrent uploads do not race to create it.
   await getService(strapi, 'media-folder').get();
   await getService(strapi, 'rate-limits').connect();

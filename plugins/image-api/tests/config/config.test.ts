@@ -1,5 +1,5 @@
 import config from '../../server/src/config';
-import { validateConfig } from '../../server/src/config/schema';
+import { configSchema, validateConfig } from '../../server/src/config/schema';
 
 import { OPTION_VARIABLES } from '../../server/src/config/environment';
 
@@ -82,10 +82,25 @@ test('an option given as undefined (an unset environment variable) gets its defa
   });
 });
 
-test('an empty value (an environment variable set to nothing) is not set, except for a rate limit, where it means off', () => {
+test('an empty value in the app\'s config is not set, except for a rate limit, where it reads as off', () => {
   expect(load({ maxBytes: '', keyHashSecret: '', publicUrl: '', sweepAfterMs: '', rateLimit: '' })).toMatchObject({
     maxBytes: 10_000_000, keyHashSecret: null, publicUrl: null, sweepAfterMs: 600_000, rateLimit: '',
   });
+});
+
+test('a variable set to nothing is not set, the rate limits\' too (their defaults stay); off turns them off', () => {
+  Object.assign(process.env, { IMAGE_API_RATE_LIMIT: '', IMAGE_API_FAILED_AUTH_LIMIT: ' ', IMAGE_API_MAX_REQUESTS_IN_FLIGHT: '' });
+  expect(load({})).toMatchObject({ rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute', maxRequestsInFlight: 16 });
+  Object.assign(process.env, { IMAGE_API_RATE_LIMIT: 'off', IMAGE_API_FAILED_AUTH_LIMIT: 'off' });
+  expect(load({})).toMatchObject({ rateLimit: 'off', failedAuthLimit: 'off' });
+});
+
+test('the options without a variable are the ones schema.ts\'s header names (set in the config only)', () => {
+  const withoutVariable = Object.keys(configSchema.describe().keys).filter((option) => !(option in OPTION_VARIABLES));
+  expect(withoutVariable.sort()).toEqual([
+    'allowedTypes', 'blockUnusedDecoders', 'fetchMaxRedirects', 'fetchTimeoutMs', 'folderName', 'jpegQuality', 'keepExif',
+    'keyCacheMs', 'maxBytes', 'maxPixels', 'mediumWidth', 'thumbSize', 'transformPresets',
+  ]);
 });
 
 test('values are kept, numbers given as text are read as numbers', () => {

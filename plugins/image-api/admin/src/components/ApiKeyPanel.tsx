@@ -11,6 +11,7 @@ import { useImageApi } from '../api';
 import { useClientConfigDownload, useClientFiles } from '../hooks/useClientConfigDownload';
 import { useMessage } from '../hooks/useMessage';
 import { useFormat } from '../hooks/useFormat';
+import { useCopy } from '../hooks/useCopy';
 import { ConfirmButton } from './ConfirmButton';
 import { atQuota, holdingParts, type KeyHolding } from '../../../shared/contracts/usage';
 
@@ -36,16 +37,11 @@ function KeyReveal({ documentId }: { documentId: string }) {
       .catch(() => setFailed(true));
   }, [documentId, api]);
 
+  const copyText = useCopy({ copied: 'key-panel.copied', refused: 'key-panel.copy-refused' });
   const copy = useCallback(async () => {
-    if (!key) return;
-    try {
-      await navigator.clipboard.writeText(key);
-      toggleNotification({ type: 'success', message: t('key-panel.copied') });
-    } catch {
-      setShown(true);
-      toggleNotification({ type: 'warning', message: t('key-panel.copy-refused') });
-    }
-  }, [key, t, toggleNotification]);
+    // Refused: the key is shown, to be selected.
+    if (key && !(await copyText(key))) setShown(true);
+  }, [key, copyText]);
 
   const regenerate = useCallback(async () => {
     setKey(await api.regenerateKey(documentId));

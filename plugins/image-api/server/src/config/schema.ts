@@ -1,9 +1,14 @@
 /**
  * Every option of the plugin, with its default, its check, its message and its description, in one
  * joi schema; the `ImageApiConfig` type is derived from it. An app sets options in
- * `config/plugins.ts` → `'image-api': { config: { ... } }`, or through their environment variables
- * (environment.ts). docs/configuration.md's table is generated from the descriptions here
- * (`npm run docs:options`), and a test fails when it is not.
+ * `config/plugins.ts` → `'image-api': { config: { ... } }`, and most also through an environment
+ * variable (environment.ts's OPTION_VARIABLES). Those with none are set in the config only: what an
+ * upload may be and how it is stored (maxBytes, maxPixels, allowedTypes, thumbSize, mediumWidth,
+ * jpegQuality, keepExif, folderName, transformPresets) and a few knobs (fetchTimeoutMs,
+ * fetchMaxRedirects, keyCacheMs, blockUnusedDecoders): the app's own choices, the same wherever it
+ * runs, where the variables carry what a deployment sets (URLs, secrets, Redis, limits sized to the
+ * machine). docs/configuration.md's table (its variable column empty for them) is generated from the
+ * descriptions here (`npm run docs:options`), and a test fails when it is not.
  */
 import Joi from 'joi';
 import { parseRateLimit } from './rate-limit';

@@ -5,7 +5,7 @@
  * focal point moves the crop, so it makes a new key: an old crop is never served for it.
  *
  * - Concurrent requests for one result on this instance share one render.
- * - A render takes a ticket of the render gate (runtime/render-gate.ts: 503/429 past its limits, apart
+ * - A render takes a ticket of the render gate (operations/render-gate.ts: 503/429 past its limits, apart
  *   from the uploads') and a render slot of the image work (images/image-work.ts: fewer than uploads
  *   have), so renders asked for by strangers never refuse or hold up keyed uploads.
  * - The answer goes as soon as the pixels are ready; the result is kept after it (settled() waits).
@@ -14,8 +14,8 @@
  *   chunk each, not a copy of the result.
  * - Complete or absent: the journal names the file before it is written; the row is recorded with the
  *   image's row locked, so a deletion either sees the row and takes it, or went first and the render
- *   is refused and its file removed (image-removal.ts takes an image's rows in its transaction).
- * - `transformCacheBytes`: past it, the least recently used go (evict(), run every EVICT_EVERY_MS).
+ *   is refused and its file removed (storage/image-removal.ts takes an image's rows in its transaction).
+ * - `transformCacheBytes`: past it, the least recently used go (maintain(), run every EVICT_EVERY_MS).
  */
 import crypto from 'crypto';
 import { promises as fsp } from 'fs';
@@ -342,7 +342,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** Writes usage and enforces the byte budget now (a run under way is joined); returns the results evicted. */
     maintain: (): Promise<number> => job.run(),
     start: (): void => job.start(EVICT_EVERY_MS, () => []),
-    /** Resolves once every result rendered so far is kept (or given up). */
     settled,
     async stop(): Promise<void> {
       await settled();

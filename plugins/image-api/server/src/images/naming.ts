@@ -2,22 +2,15 @@
  * Identifiers and file names: `id_encoded` (short, random, not guessable from another) and stored
  * names derived from the client's file name, safe for URLs and file systems, never colliding.
  */
-import crypto from 'crypto';
+import { customAlphabet } from 'nanoid';
 import slugify from '@sindresorhus/slugify';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** A random id of `length` characters from [A-Za-z0-9], drawn without modulo bias. */
-export function randomId(length = 8): string {
-  let id = '';
-  while (id.length < length) {
-    for (const byte of crypto.randomBytes(length * 2)) {
-      // 248 = 4 × 62: bytes at or above it would favour the first letters.
-      if (byte < 248 && id.length < length) id += ALPHABET[byte % 62];
-    }
-  }
-  return id;
-}
+/**
+ * A random id of `length` characters from [A-Za-z0-9]: nanoid draws them from the system's secure
+ * random source without modulo bias (it masks bytes to 6 bits and skips those past 61). nanoid 3,
+ * as 4 and later are ES modules only and the server is built to CommonJS.
+ */
+export const randomId: (length?: number) => string = customAlphabet('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 8);
 
 export const EXTENSION_BY_FORMAT = { jpeg: 'jpg', png: 'png', gif: 'gif', webp: 'webp', avif: 'avif' } as const;
 export const MIME_BY_FORMAT = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif' } as const;

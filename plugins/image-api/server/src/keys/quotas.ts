@@ -11,12 +11,11 @@
  */
 import type { Core } from '@strapi/strapi';
 import type { Knex } from 'knex';
-import { API_KEY_UID, IMAGE_UID, PLUGIN_ID } from '../config/constants';
+import { API_KEY_UID } from '../config/constants';
 import { errors } from '../http/api-error';
 import { formatSize } from '../../../shared/format-size';
 import { storedBytes, type SizedFile } from '../storage/usage-tally';
 import type { AuthenticatedKey } from './api-keys';
-import { transaction } from '../database/transaction';
 
 /** What a key holds against its caps. */
 export interface KeyUse {
@@ -103,41 +102,5 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
     },
 
-    /**
-     * Sets every key's figures from the images there are, once per database (keys issued before
-     * quotas existed start at zero). Each key's row is locked while its images are counted, so an
-     * upload or a deletion meanwhile waits and is counted after.
-     */
-    async backfill(): Promise<number> {
-      const flag = strapi.store({ type: 'plugin', name: PLUGIN_ID, key: 'key-use-counted' });
-      if (await flag.get({})) return 0;
-      const sqlite = strapi.db.dialect.client === 'sqlite';
-      const keys: Array<{ id: number }> = await knex()(meta().tableName).select('id');
-      let counted = 0;
-      for (const { id } of keys) {
-        await transaction(strapi, async (trx) => {
-          const lock = trx(meta().tableName).where('id', id);
-          await (sqlite ? lock : lock.forUpdate()).first('id');
-          const use: KeyUse = { images: 0, bytes: 0 };
-          for (let after = 0; ; ) {
-            const page = await strapi.db.query(IMAGE_UID).findMany({
-              where: { id: { $gt: after }, api_key: { id } },
-              orderBy: { id: 'asc' },
-              limit: 1000,
-              select: ['id'],
-              populate: { file: { select: ['size', 'formats'] } },
-            });
-            if (page.length === 0) break;
-            use.images += page.length;
-            use.bytes += page.reduce((sum: number, image: { file?: SizedFile | null }) => sum + storedBytes(image.file), 0);
-            after = page[page.length - 1].id;
-          }
-          await trx(meta().tableName).where('id', id).update({ [column('live_images')]: use.images, [column('live_bytes')]: use.bytes });
-          counted += use.images;
-        });
-      }
-      await flag.set({ value: true });
-      return counted;
-    },
   };
 };

@@ -9,7 +9,7 @@
  * from zero in its memory, so a key may exceed its budget by up to one budget per instance per outage.
  */
 import Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RateLimiterUnion, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Core } from '@strapi/strapi';
 import { getConfig } from '../get-service';
 import { errors } from '../http/api-error';
@@ -107,30 +107,33 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return found;
   }
 
-  /** Consumes one point in every window; the headers of the tightest one, or a 429. */
+  /**
+   * Consumes one point in every window at once (rate-limiter-flexible's RateLimiterUnion: all
+   * windows are charged, and it fails when any refuses); the headers of the tightest window (fewest
+   * points left), or a 429 from the refusing window that frees up last.
+   */
   async function consume(scope: string, id: string, windows: RateWindow[], what: string): Promise<Headers> {
-    const results = await Promise.allSettled(windows.map((w) => limiter(scope, w).consume(id)));
-    let tightest: { window: RateWindow; res: RateLimiterRes } | null = null;
-    let refused: { window: RateWindow; res: RateLimiterRes } | null = null;
-    results.forEach((result, i) => {
-      const res = result.status === 'fulfilled' ? result.value : result.reason;
-      if (!(res instanceof RateLimiterRes)) throw res;
-      const entry = { window: windows[i], res };
-      if (result.status === 'rejected') {
-        if (!refused || res.msBeforeNext > refused.res.msBeforeNext) refused = entry;
-      } else if (!tightest || res.remainingPoints < tightest.res.remainingPoints) {
-        tightest = entry;
-      }
-    });
-    if (refused) {
-      const { window, res } = refused as { window: RateWindow; res: RateLimiterRes };
-      throw errors.rateLimited(`Rate limit exceeded: ${window.points} ${what} per ${window.unit}`, {
-        ...quotaHeaders(window, res),
-        'Retry-After': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))),
+    const limiters = windows.map((window) => limiter(scope, window));
+    const windowOf = new Map(limiters.map((found, i) => [found.keyPrefix, windows[i]]));
+    // By keyPrefix: every window's result when all took the point, the refusing ones' otherwise.
+    const answers = (results: Record<string, unknown>) =>
+      Object.entries(results).map(([prefix, res]) => {
+        if (!(res instanceof RateLimiterRes)) throw res;
+        return { window: windowOf.get(prefix)!, res };
+      });
+    let taken: Record<string, unknown>;
+    try {
+      taken = await new RateLimiterUnion(...limiters).consume(id);
+    } catch (results) {
+      if (results instanceof Error) throw results;
+      const refused = answers(results as Record<string, unknown>).reduce((a, b) => (b.res.msBeforeNext > a.res.msBeforeNext ? b : a));
+      throw errors.rateLimited(`Rate limit exceeded: ${refused.window.points} ${what} per ${refused.window.unit}`, {
+        ...quotaHeaders(refused.window, refused.res),
+        'Retry-After': String(Math.max(1, Math.ceil(refused.res.msBeforeNext / 1000))),
       });
     }
-    const { window, res } = tightest as unknown as { window: RateWindow; res: RateLimiterRes };
-    return quotaHeaders(window, res);
+    const tightest = answers(taken).reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a));
+    return quotaHeaders(tightest.window, tightest.res);
   }
 
   return {

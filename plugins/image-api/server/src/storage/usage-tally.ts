@@ -5,9 +5,8 @@
  * tally is a smaller harm than a failed page.
  */
 import type { Core } from '@strapi/strapi';
-import { IMAGE_UID, USAGE_DAY_UID } from '../config/constants';
+import { USAGE_DAY_UID } from '../config/constants';
 import { createRowWriter, type Knex } from '../database/sql-rows';
-import { transaction } from '../database/transaction';
 
 /** A file entry as the Media Library keeps it: sizes in kilobytes (1000 bytes), two decimals. */
 export interface SizedFile {
@@ -97,40 +96,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         for (const row of await trx(table).whereIn('id', ids.slice(i, i + 500)).select('id', 'views')) found.set(Number(row.id), Number(row.views ?? 0));
       }
       return found;
-    },
-
-    /**
-     * Fills the tallies from the images there are, once: for a database whose images predate them
-     * (they start empty). Uploads go under the day each image was uploaded; earlier views and
-     * deletions are not known, so views count from now on (each image's own total stays exact).
-     */
-    async backfill(): Promise<number> {
-      if ((await strapi.db.connection(table()).first('id')) !== undefined) return 0;
-      // Summed page by page: a million images make a few hundred sums, not a million entries.
-      const sums = new Map<string, TalliedEvent>();
-      let seen = 0;
-      for (let after = 0; ; ) {
-        const page = await strapi.db.query(IMAGE_UID).findMany({
-          where: { id: { $gt: after } },
-          orderBy: { id: 'asc' },
-          limit: 1000,
-          select: ['id', 'createdAt'],
-          populate: { file: { select: ['size', 'formats'] }, api_key: { select: ['id'] } },
-        });
-        if (page.length === 0) break;
-        sumInto(
-          sums,
-          page.map((image: { createdAt: string; api_key?: { id: number } | null; file?: SizedFile | null }) => ({
-            keyId: image.api_key?.id ?? null,
-            at: new Date(image.createdAt),
-            counts: { uploads: 1, bytes_added: storedBytes(image.file) },
-          }))
-        );
-        seen += page.length;
-        after = page[page.length - 1].id;
-      }
-      if (seen > 0) await transaction(strapi, (trx) => addSums(trx, sums));
-      return seen;
     },
 
     /** One view of an image uploaded with `keyId`. */

@@ -1,7 +1,8 @@
 /**
- * Write-ahead journal of provider files that may be left without records: those of uploads in flight
- * and of deletions under way (storage/journal.ts). A row that outlives its upload or
- * deletion names the files the sweep must remove.
+ * Write-ahead journal of provider files that may be left without records: those of uploads in flight,
+ * of deletions under way and of transformation results being kept (storage/journal.ts). A row that
+ * outlives its work names the files the sweep must remove. The uid and table keep their first name
+ * (`pending-upload`, from when uploads were all it journalled); its labels say what it is.
  */
 export default {
   kind: 'collectionType',
@@ -9,7 +10,8 @@ export default {
   info: {
     singularName: 'pending-upload',
     pluralName: 'pending-uploads',
-    displayName: 'Pending API upload',
+    displayName: 'Image API file journal',
+    description: 'Provider files of uploads, deletions and kept transformation results under way, until their records are written or their files are gone (storage/journal.ts)',
   },
   options: { draftAndPublish: false },
   pluginOptions: {
@@ -18,7 +20,7 @@ export default {
   },
   attributes: {
     name: { type: 'string', required: true },
-    // [{ hash, ext }] of every provider file the upload writes.
+    // [{ hash, ext }] of every provider file the upload, deletion or kept result writes or removes.
     files: { type: 'json', required: true },
   },
   indexes: [
