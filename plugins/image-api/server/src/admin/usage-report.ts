@@ -118,7 +118,6 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           images: Number(totals?.uploads ?? 0) - Number(totals?.removals ?? 0),
           storageBytes: Number(totals?.added ?? 0) - Number(totals?.removed ?? 0),
           // Of the images there are, as the most viewed list is: a deleted image's views leave with it.
-          // Not below 0: views from before the tallies existed were never counted in (usage-tally's backfill).
           views: Math.max(0, Number(totals?.views ?? 0) - Number(totals?.viewsRemoved ?? 0)),
           uploadsInWindow: sum('uploads'),
           viewsInWindow: sum('views'),

@@ -5,7 +5,7 @@
  * tally is a smaller harm than a failed page.
  */
 import type { Core } from '@strapi/strapi';
-import { USAGE_DAY_UID } from '../config/constants';
+import { IMAGE_UID, USAGE_DAY_UID } from '../config/constants';
 import { createRowWriter, type Knex } from '../database/sql-rows';
 
 /** A file entry as the Media Library keeps it: sizes in kilobytes (1000 bytes), two decimals. */
