@@ -1,4 +1,5 @@
 /** Keys as Content Manager entries: issue, reveal, regenerate, revoke, expire, delete; usage and owners. */
+import http from 'http';
 import { startApp, type TestApp } from '../../helpers/app';
 import { adminToken } from '../../helpers/admin';
 import { png } from '../../helpers/fixtures';
@@ -95,6 +96,38 @@ describe('revocation, expiry and deletion apply to the next request', () => {
     const res = await upload(key);
     expect(res.status).toBe(403);
     expect(res.body.error).toEqual({ message: 'API key revoked', code: 100 });
+  });
+
+  test('revoked while its body arrives: the upload is refused 403 once the body is in, nothing stored', async () => {
+    const { documentId, key } = await createInPanel({ name: 'Revoked mid-body' });
+    const server = app.strapi.server.httpServer;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('net').AddressInfo;
+    const boundary = 'midbody';
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="source"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const before = await app.strapi.db.query('plugin::image-api.image').count({});
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/api/1/upload', headers: { 'X-API-Key': key, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': head.length + image.length + tail.length } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        }
+      );
+      req.on('error', reject);
+      // The key is checked (and passes) before the body; the rest of the body comes after the revocation.
+      req.write(Buffer.concat([head, image.subarray(0, 10)]));
+      setTimeout(async () => {
+        expect((await app.http.put(`${cm}/${documentId}`).set(auth).send({ active: false })).status).toBe(200);
+        req.end(Buffer.concat([image.subarray(10), tail]));
+      }, 300);
+    });
+    const res = await answer;
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body).error).toEqual({ message: 'API key revoked', code: 100 });
+    expect(await app.strapi.db.query('plugin::image-api.image').count({})).toBe(before);
   });
 
   test('an expiry date in the past: 403 expired; in the future: accepted until then', async () => {

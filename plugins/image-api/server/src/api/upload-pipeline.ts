@@ -201,9 +201,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  /** The key the parameters name, authenticated once: step 2's, or checked now (401 or 403; 429 for an address past its failed attempts). */
+  /**
+   * The key the parameters name, authenticated (401 or 403; 429 for an address past its failed
+   * attempts). Step 2's check is confirmed, not trusted: a body may take up to bodyTimeoutMs to
+   * arrive, and a key revoked, expired or moved meanwhile must not store or delete under it. The
+   * confirmation is the key cache's (emptied by every key change: keys/key-changes.ts), not a query.
+   */
   const authenticate = async (walk: Walk, key: string | null) =>
-    (walk.key ??= await getService(strapi, 'access').authenticate(key, walk.ctx.req));
+    (walk.key = await getService(strapi, 'access').authenticate(key, walk.ctx.req));
 
   /** 4. Route: the version and the action of `/api/<version>/<action>` (imgbb's path is an upload), then the method. */
   function route(ctx: Context, dialect: Dialect): Action {
