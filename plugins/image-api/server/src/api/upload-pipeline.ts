@@ -7,7 +7,7 @@
  *   3. read the body (upload-body/)
  *   4. route         the version, the action, the method
  *   5. gather        the parameters (protocol/request-params.ts), checked by the action's schema
- *   (the key, if step 2 did not settle it: it may be in the body or the query, read by now)
+ *   (the key the parameters name: step 2's confirmed, or one from the body or the query)
  *   then the action; an upload goes on:
  *   6. source        where the image goes, its expiration, the key's room, the source's bytes
  *   7. image work    probe, the stored original and its variants (images/)
@@ -116,7 +116,7 @@ type UploadRequest = Omit<UploadParams, 'source'> & { source: SourceInput };
 interface Walk {
   ctx: Context;
   asked: Asked;
-  /** The key, once authenticated (step 2, or after the parameters). */
+  /** The key, once authenticated (step 2, then confirmed after the parameters). */
   key: AuthenticatedKey | null;
   scope: RequestScope;
   body: ParsedBody;
