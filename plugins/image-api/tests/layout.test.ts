@@ -20,6 +20,7 @@ const RANKS: Record<string, number> = {
   operations: 2,
   images: 3,
   sources: 3,
+  purge: 3,
   storage: 4,
   keys: 5,
   delivery: 6,
