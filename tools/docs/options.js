@@ -25,16 +25,22 @@ function options() {
   const { configSchema, validateConfig } = require(path.join(CONFIG, 'schema'));
   const { OPTION_VARIABLES } = require(path.join(CONFIG, 'environment'));
   const defaults = validateConfig({});
-  return Object.entries(configSchema.describe().keys).map(([name, described]) => ({
+  const row = (name, described, value) => ({
     name,
     description: described.flags?.description ?? '',
-    value: defaults[name],
+    value,
     variable: OPTION_VARIABLES[name]?.variable ?? null,
     list: OPTION_VARIABLES[name]?.reading === 'list',
-  }));
+  });
+  // An object option (`purge`) is a row of its own, then a row per key (`purge.varnish`).
+  return Object.entries(configSchema.describe().keys).flatMap(([name, described]) =>
+    described.type === 'object' && described.keys
+      ? [row(name, described, undefined), ...Object.entries(described.keys).map(([key, inner]) => row(`${name}.${key}`, inner, defaults[name][key]))]
+      : [row(name, described, defaults[name])]
+  );
 }
 
-const asCode = (value) => `\`${JSON.stringify(value).replace(/"/g, "'")}\``;
+const asCode = (value) => (value === undefined ? '' : `\`${JSON.stringify(value).replace(/"/g, "'")}\``);
 const cell = (text) => text.replace(/\|/g, '\\|');
 
 function table(all) {

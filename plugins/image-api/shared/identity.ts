@@ -20,3 +20,4 @@ export const PENDING_UPLOAD_UID = `plugin::${PLUGIN_ID}.pending-upload`;
 export const IDEMPOTENT_UPLOAD_UID = `plugin::${PLUGIN_ID}.idempotent-upload`;
 export const USAGE_DAY_UID = `plugin::${PLUGIN_ID}.usage-day`;
 export const RENDITION_UID = `plugin::${PLUGIN_ID}.rendition`;
+export const PURGE_UID = `plugin::${PLUGIN_ID}.purge`;

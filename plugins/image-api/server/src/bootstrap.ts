@@ -34,6 +34,8 @@ async function setUp(strapi: Core.Strapi) {
   const { bootstrapKey } = getConfig(strapi);
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
   getService(strapi, 'expiry-sweep').start();
+  // Purges owed since before this boot (another instance's, or this one's before a restart) go too.
+  getService(strapi, 'purges').start();
   getService(strapi, 'renditions').start();
   // Images stored before placeholders existed get theirs in the background (storage/placeholders.ts).
   getService(strapi, 'placeholders').start();

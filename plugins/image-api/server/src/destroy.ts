@@ -26,6 +26,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     getService(strapi, 'debris-sweep').stop(),
     getService(strapi, 'renditions').stop(),
     getService(strapi, 'placeholders').stop(),
+    getService(strapi, 'purges').stop(),
     stopHeicWorkers(),
   ]);
   await getService(strapi, 'rate-limits').disconnect();

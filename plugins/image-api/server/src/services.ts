@@ -23,6 +23,7 @@ import metrics from './operations/metrics';
 import mediaStore from './storage/media-store';
 import placeholders from './storage/placeholders';
 import publicUrl from './storage/public-url';
+import purges from './purge/purge-journal';
 import quotas from './keys/quotas';
 import rateLimits from './keys/rate-limits';
 import renditions from './delivery/renditions';
@@ -59,6 +60,7 @@ export default {
   'media-store': mediaStore,
   placeholders,
   'public-url': publicUrl,
+  purges,
   quotas,
   'rate-limits': rateLimits,
   renditions,

@@ -51,16 +51,30 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   transformCacheBytes: { variable: 'IMAGE_API_TRANSFORM_CACHE_BYTES' },
   maxRendersInFlight: { variable: 'IMAGE_API_MAX_RENDERS_IN_FLIGHT' },
   maxRendersPerAddress: { variable: 'IMAGE_API_MAX_RENDERS_PER_ADDRESS' },
+  // Options of an object option by its dotted path.
+  'purge.varnish': { variable: 'IMAGE_API_PURGE_VARNISH', reading: 'list' },
+  'purge.cloudflareZone': { variable: 'IMAGE_API_PURGE_CLOUDFLARE_ZONE' },
+  'purge.cloudflareToken': { variable: 'IMAGE_API_PURGE_CLOUDFLARE_TOKEN' },
+  'purge.cloudflareApi': { variable: 'IMAGE_API_PURGE_CLOUDFLARE_API' },
+  'purge.fastlyService': { variable: 'IMAGE_API_PURGE_FASTLY_SERVICE' },
+  'purge.fastlyToken': { variable: 'IMAGE_API_PURGE_FASTLY_TOKEN' },
+  'purge.fastlyApi': { variable: 'IMAGE_API_PURGE_FASTLY_API' },
+  'purge.timeoutMs': { variable: 'IMAGE_API_PURGE_TIMEOUT_MS' },
 };
 
 /** Fills the options the app's config left unset from their variables (in place). */
 export function applyEnvironment(config: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): void {
-  for (const [option, { variable, reading }] of Object.entries(OPTION_VARIABLES)) {
-    if (config[option] !== undefined) continue;
+  for (const [path, { variable, reading }] of Object.entries(OPTION_VARIABLES)) {
+    // `purge.varnish`: the key `varnish` of the object option `purge` (made when the app set none).
+    const [option, inner] = path.split('.');
+    if (inner !== undefined && config[option] !== undefined && (typeof config[option] !== 'object' || config[option] === null)) continue;
+    const holder = inner === undefined ? config : ((config[option] ??= {}) as Record<string, unknown>);
+    const name = inner ?? option;
+    if (holder[name] !== undefined) continue;
     const value = env[variable];
     if (value === undefined || value.trim() === '') continue;
-    if ((option === 'imgbbPath' || option === 'transformPath' || option === 'transformCacheBytes') && value.trim() === 'off') config[option] = null;
-    else if (option === 'heapGrowingPercent' && value.trim() === '0') config[option] = null;
-    else config[option] = reading === 'list' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
+    if ((name === 'imgbbPath' || name === 'transformPath' || name === 'transformCacheBytes') && value.trim() === 'off') holder[name] = null;
+    else if (name === 'heapGrowingPercent' && value.trim() === '0') holder[name] = null;
+    else holder[name] = reading === 'list' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
   }
 }

@@ -183,6 +183,34 @@ const options = {
     .description('Transformation renders in flight at once per process (waiting for a slot or rendering), apart from the uploads\' `maxRequestsInFlight`; past it, 503 with Retry-After. Kept results and renders under way are answered past it.'),
   maxRendersPerAddress: positiveIntOrNull()
     .description('Transformation renders in flight at once from one client address (as `trustedProxies` tell it); past it, 429 with Retry-After. null: a quarter of `maxRendersInFlight` (at least one).'),
+  purge: Joi.object({
+    varnish: Joi.array()
+      .items(Joi.string().uri({ scheme: ['http', 'https'] }).allow(''))
+      .custom((list: string[]) => list.filter(Boolean))
+      .default(() => [])
+      .description('Varnish servers with the xkey module, by base URL (`http://10.0.0.5:6081`): each is sent `PURGE /` with an `xkey-purge` header naming the tags, and `PURGE <path>` for a URL.'),
+    cloudflareZone: Joi.string<string | null>().pattern(/^[A-Za-z0-9]+$/).allow(null).empty('').default(null)
+      .description('Cloudflare zone ID: purged by cache tag (and by URL for files served from the bucket), with `cloudflareToken`.'),
+    cloudflareToken: Joi.string<string | null>().min(1).allow(null).empty('').default(null)
+      .description('Cloudflare API token with the Cache Purge permission on that zone.'),
+    cloudflareApi: Joi.string().uri({ scheme: ['http', 'https'] }).empty('').default('https://api.cloudflare.com/client/v4')
+      .description("Cloudflare's API base URL."),
+    fastlyService: Joi.string<string | null>().pattern(/^[A-Za-z0-9]+$/).allow(null).empty('').default(null)
+      .description('Fastly service ID: purged by surrogate key (and by URL for files served from the bucket), with `fastlyToken`.'),
+    fastlyToken: Joi.string<string | null>().min(1).allow(null).empty('').default(null)
+      .description('Fastly API token with purge rights on that service.'),
+    fastlyApi: Joi.string().uri({ scheme: ['http', 'https'] }).empty('').default('https://api.fastly.com')
+      .description("Fastly's API base URL."),
+    timeoutMs: positiveInt().default(5000)
+      .description('Time limit of one purge request, in milliseconds.'),
+  })
+    .default()
+    .custom((purge: { cloudflareZone: string | null; cloudflareToken: string | null; fastlyService: string | null; fastlyToken: string | null }) => {
+      if ((purge.cloudflareZone === null) !== (purge.cloudflareToken === null)) throw new Error('"purge.cloudflareZone" and "purge.cloudflareToken" are set together, or neither');
+      if ((purge.fastlyService === null) !== (purge.fastlyToken === null)) throw new Error('"purge.fastlyService" and "purge.fastlyToken" are set together, or neither');
+      return purge;
+    }, 'credentials set in pairs')
+    .description('Caches and CDNs told to forget a deleted or expired image (docs/deployment.md, "Caching images"): each purge is recorded with the deletion and retried until it succeeds or `cacheMaxAgeSeconds` has passed. None by default.'),
   redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null)
     .description('Redis for rate-limit counters shared by every instance; null: in-process memory.'),
   redisTimeoutMs: positiveInt().default(250)

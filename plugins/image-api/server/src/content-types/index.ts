@@ -5,6 +5,7 @@ import pendingUpload from './pending-upload/schema';
 import idempotentUpload from './idempotent-upload/schema';
 import usageDay from './usage-day/schema';
 import rendition from './rendition/schema';
+import purge from './purge/schema';
 
 export default {
   image: { schema: image },
@@ -13,4 +14,5 @@ export default {
   'idempotent-upload': { schema: idempotentUpload },
   'usage-day': { schema: usageDay },
   rendition: { schema: rendition },
+  purge: { schema: purge },
 };

@@ -17,6 +17,13 @@ export function databaseClock(strapi: Core.Strapi) {
       return client() === 'sqlite' ? new Date() : knex().fn.now();
     },
 
+    /** The value that stamps a row with the current time plus `ms`. */
+    later(ms: number): Date | Knex.Raw {
+      if (client() === 'postgres') return knex().raw(`current_timestamp + (? * interval '1 millisecond')`, [ms]);
+      if (client() === 'mysql') return knex().raw('current_timestamp(6) + interval ? microsecond', [Math.round(ms * 1000)]);
+      return new Date(Date.now() + ms);
+    },
+
     /** Restricts `query` to rows whose `column` is at least `ms` old. */
     olderThan<Q extends Knex.QueryBuilder>(query: Q, column: string, ms: number): Q {
       if (client() === 'postgres') return query.whereRaw(`?? <= current_timestamp - (? * interval '1 millisecond')`, [column, ms]) as Q;

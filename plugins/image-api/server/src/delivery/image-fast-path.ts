@@ -23,8 +23,8 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
   const servesFiles = (strapi.config.get('plugin::upload.provider', 'local') ?? 'local') === 'local';
   const uploadsDir = path.join(strapi.dirs.static.public, 'uploads');
 
-  /** The hot entry of a direct file, if everything about it is known without waiting. */
-  function directFile(fileName: string): HotEntry | undefined {
+  /** The hot entry of a direct file and its image's tags, if everything about it is known without waiting. */
+  function directFile(fileName: string): { entry: HotEntry; tags: string[] } | undefined {
     if (!FILE_NAME.test(fileName) || isKeptResultFile(fileName)) return undefined;
     const name = imageNameOf(fileName);
     const sources = getService(strapi, 'image-sources');
@@ -36,7 +36,8 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
     } catch {
       return undefined;
     }
-    return getService(strapi, 'hot-files').get(`file:${fileName}:${fileEtag(stat.mtimeMs, stat.size)}`);
+    const entry = getService(strapi, 'hot-files').get(`file:${fileName}:${fileEtag(stat.mtimeMs, stat.size)}`);
+    return entry && { entry, tags: image.tags };
   }
 
   function serve(req: IncomingMessage, res: ServerResponse): boolean {
@@ -47,21 +48,24 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
     const config = getConfig(strapi);
     let entry: HotEntry | undefined;
     let varyAccept = false;
+    let tags: string[] = [];
     if (config.transformPath !== null && pathname.startsWith(`${config.transformPath}/`)) {
       const recalled = getService(strapi, 'transforms').recall(pathname.slice(config.transformPath.length), req.headers.accept);
       if (!recalled) return false;
       entry = getService(strapi, 'hot-files').get(recalled.key);
       varyAccept = recalled.varyAccept;
+      tags = recalled.tags;
       if (entry) getService(strapi, 'renditions').touch(recalled.key);
     } else if (servesFiles && pathname.startsWith(UPLOADS_PREFIX)) {
       // The stored name as stored: any other spelling goes to the app, which answers it 404.
       const uploads = readUploadsPath(pathname);
-      if (uploads && uploads !== 'other-spelling') entry = directFile(uploads.fileName);
+      const found = uploads && uploads !== 'other-spelling' ? directFile(uploads.fileName) : undefined;
+      if (found) ({ entry, tags } = found);
     }
     // Raster images alone: anything else goes to the app, which serves it inert (delivery/inert-files.ts).
     if (!entry || !showsInline(entry.type)) return false;
 
-    const headers = immutableHeaders(entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept });
+    const headers = immutableHeaders(entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept, tags });
     const notModified = isNotModified(req.headers, entry);
     for (const [name, value] of Object.entries(headers)) if (!(notModified && name === 'Content-Type')) res.setHeader(name, value);
     if (notModified) {

@@ -10,6 +10,7 @@ import type { Core } from '@strapi/strapi';
 import { LRUCache } from 'lru-cache';
 import { IMAGE_UID } from '../config/constants';
 import { getService } from '../get-service';
+import { cacheTagsOf } from '../purge/cache-tags';
 
 /** How long a lookup is reused. */
 export const SOURCE_TTL_MS = 1000;
@@ -34,6 +35,8 @@ export interface StoredFile {
 export interface SourceImage {
   /** The image's stored name. */
   name: string;
+  /** The cache tags its answers carry (purge/cache-tags.ts). */
+  tags: string[];
   expiresAt: Date | null;
   createdAt: Date;
   original: StoredFile;
@@ -85,14 +88,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function lookUp(name: string): Promise<SourceImage | null> {
     const record = await strapi.db.query(IMAGE_UID).findOne({
       where: { name },
-      select: ['name', 'expires_at', 'createdAt'],
-      populate: { file: { select: ['hash', 'ext', 'mime', 'width', 'height', 'url', 'formats', 'focalPoint'] } },
+      select: ['name', 'id_encoded', 'expires_at', 'createdAt'],
+      populate: { file: { select: ['hash', 'ext', 'mime', 'width', 'height', 'url', 'formats', 'focalPoint'] }, api_key: { select: ['documentId'] } },
     });
     if (!record?.file) return null;
     const variants: Record<string, StoredFile> = {};
     for (const [key, format] of Object.entries((record.file.formats ?? {}) as Record<string, Record<string, unknown>>)) variants[key] = asStored(format);
     return {
       name: record.name,
+      tags: cacheTagsOf({ idEncoded: record.id_encoded, keyDocumentId: record.api_key?.documentId ?? null }),
       expiresAt: record.expires_at ? new Date(record.expires_at) : null,
       createdAt: new Date(record.createdAt),
       original: asStored(record.file),

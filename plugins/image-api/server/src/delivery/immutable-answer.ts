@@ -11,6 +11,7 @@ import { finished, type Readable } from 'stream';
 import type { Context } from 'koa';
 import parseRange from 'range-parser';
 import { isNotModified } from './conditional-request';
+import { cacheTagHeaders } from '../purge/cache-tags';
 
 export interface ImmutableBytes {
   /** The bytes, when they are in memory; else `open` or `path` streams them (never whole in memory). */
@@ -36,6 +37,8 @@ export interface AnswerOptions {
   varyAccept?: boolean;
   /** A client that takes no byte for this long (ms) is cut off (see sendingWithin()). */
   sendIdleTimeoutMs?: number;
+  /** The cache tags of the image the bytes are of (purge/cache-tags.ts). */
+  tags?: readonly string[];
 }
 
 /**
@@ -66,7 +69,7 @@ export function answerGone(ctx: Context, body: string | Record<string, unknown> 
 }
 
 /** The headers of every such answer (the fast path, delivery/image-fast-path.ts, sends the same). */
-export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModified' | 'type'>, { maxAgeSeconds, varyAccept = false }: AnswerOptions): Record<string, string> {
+export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModified' | 'type'>, { maxAgeSeconds, varyAccept = false, tags }: AnswerOptions): Record<string, string> {
   return {
     'Cache-Control': `public, max-age=${maxAgeSeconds}, immutable`,
     ETag: item.etag,
@@ -74,6 +77,7 @@ export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModifi
     'Accept-Ranges': 'bytes',
     'X-Content-Type-Options': 'nosniff',
     ...(varyAccept ? { Vary: 'Accept' } : {}),
+    ...(tags?.length ? cacheTagHeaders(tags) : {}),
     'Content-Type': item.type,
   };
 }

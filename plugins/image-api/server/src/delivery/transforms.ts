@@ -36,6 +36,8 @@ export interface TransformAnswer {
   entry: ImmutableBytes;
   /** The format was chosen from Accept: the answer varies with it. */
   varyAccept: boolean;
+  /** The source image's cache tags (purge/cache-tags.ts). */
+  tags: string[];
 }
 
 /** What a transformation URL came to, so the fast path can answer its repeats (recall()). */
@@ -84,11 +86,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * The kept result a URL came to last time, while its source's lookup is still the same (a moved
      * focal point or a deletion makes a new one: image-sources.ts); else undefined.
      */
-    recall(path: string, accept: string | undefined): { key: string; varyAccept: boolean } | undefined {
+    recall(path: string, accept: string | undefined): { key: string; varyAccept: boolean; tags: string[] } | undefined {
       const found = recalled.get(recallKey(path, accept));
       if (!found) return undefined;
       const sources = getService(strapi, 'image-sources');
-      return sources.peek(found.image.name) === found.image && sources.isLive(found.image) ? found : undefined;
+      return sources.peek(found.image.name) === found.image && sources.isLive(found.image) ? { ...found, tags: found.image.tags } : undefined;
     },
 
     /**
@@ -133,7 +135,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const request = { source, plan, format, quality: spec.quality, frames, replan };
       const entry = await getService(strapi, 'renditions').get(request, address, { keep, skipKept });
       recalled.set(recallKey(path, accept), { key: renditionKey(request), image: source.image, varyAccept: named === null });
-      return { entry, varyAccept: named === null };
+      return { entry, varyAccept: named === null, tags: source.image.tags };
     },
   };
 };

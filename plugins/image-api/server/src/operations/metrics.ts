@@ -81,6 +81,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     labelNames: ['what'] as const,
     registers,
   });
+  const purges = new Counter({
+    name: 'image_api_purges_total',
+    help: "Purges of deleted images' cached answers, by purger (varnish, cloudflare, fastly) and outcome: sent (acknowledged), failed (retried later), abandoned (not acknowledged within the caches' max-age).",
+    labelNames: ['purger', 'outcome'] as const,
+    registers,
+  });
+  new Gauge({
+    name: 'image_api_purges_owed',
+    help: 'Purges recorded and not yet acknowledged by every purger (both rounds); growing: a purger is down.',
+    registers,
+    async collect() {
+      this.set(await getService(strapi, 'purges').owed());
+    },
+  });
   // Read at scrape time: the same probes as /_health (operations/health.ts).
   // Both gauges of one scrape share one check.
   let lastCheck: Promise<HealthReport> | null = null;
@@ -130,6 +144,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     swept(sweep: 'expiry' | 'debris', outcome: 'ok' | 'failed', removed: Record<string, number> = {}): void {
       sweeps.inc({ sweep, outcome });
       for (const [what, count] of Object.entries(removed)) if (count > 0) swept.inc({ what }, count);
+    },
+    purged(purger: string, outcome: 'sent' | 'failed' | 'abandoned', count: number): void {
+      purges.inc({ purger, outcome }, count);
     },
     /** The text Prometheus scrapes. */
     async exposition(): Promise<{ contentType: string; body: string }> {

@@ -7,7 +7,7 @@
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, PLUGIN_ID } from '../config/constants';
-import type { RemovableImage } from './image-removal';
+import { fileUrlsOf, type RemovableImage } from './image-removal';
 import type { JournalledFile } from './journal';
 import { createRowWriter } from '../database/sql-rows';
 import { transaction } from '../database/transaction';
@@ -51,10 +51,11 @@ export const deleteHashOf = (secret: string) => crypto.createHash('sha256').upda
 
 const FILE_FIELDS = ['id', 'hash', 'ext', 'formats', 'url', 'size'];
 
-/** A record read with FILE_FIELDS and its key's id, as a deletion needs it. */
-const asRemovable = (record: RemovableImage & { api_key?: { id: number } | null }): RemovableImage => ({
+/** A record read with FILE_FIELDS, its public id and its key's id, as a deletion needs it. */
+const asRemovable = (record: Omit<RemovableImage, 'idEncoded'> & { id_encoded: string; api_key?: { id: number } | null }): RemovableImage => ({
   id: record.id,
   name: record.name,
+  idEncoded: record.id_encoded,
   file: record.file ?? null,
   apiKeyId: record.api_key?.id ?? null,
 });
@@ -148,7 +149,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await knex(table()).whereIn('id', candidates).andWhere(unclaimed).update({ [claim]: token, [claimedAt]: now });
       const claimed = await strapi.db.query(IMAGE_UID).findMany({
         where: { id: { $in: candidates }, expiry_claim: token },
-        select: ['id', 'name'],
+        select: ['id', 'name', 'id_encoded'],
         populate: { file: { select: FILE_FIELDS }, api_key: { select: ['id'] } },
       });
       return claimed.map(asRemovable);
@@ -158,7 +159,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async findForRemovalByDocument(documentId: string): Promise<RemovableImage[]> {
       const records = await strapi.db.query(IMAGE_UID).findMany({
         where: { documentId },
-        select: ['id', 'name'],
+        select: ['id', 'name', 'id_encoded'],
         populate: { file: { select: FILE_FIELDS }, api_key: { select: ['id'] } },
       });
       return records.map(asRemovable);
@@ -185,7 +186,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!file?.hash) return;
       const found = await strapi.db.query(IMAGE_UID).findMany({
         where: { name: file.hash },
-        select: ['id'],
+        select: ['id', 'id_encoded'],
         populate: { api_key: { select: ['id'] } },
       });
       if (found.length === 0) return;
@@ -193,6 +194,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const events = getService(strapi, 'media-events');
       const snapshots = await events.snapshot(found.map((record: { id: number }) => record.id));
       let kept = new Map<string, JournalledFile[]>();
+      let purge: number | null = null;
       await transaction(strapi, async (trx) => {
         const views = await getService(strapi, 'usage-tally').viewsOf(trx, found.map((record: { id: number }) => record.id));
         await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
@@ -200,6 +202,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const removed = found.map((record: { id: number; api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file, views: views.get(record.id) ?? 0 }));
         await getService(strapi, 'usage-tally').removal(trx, removed);
         await getService(strapi, 'quotas').release(trx, removed);
+        purge = await getService(strapi, 'purges').record(trx, found.map((record: { id_encoded: string }) => ({ idEncoded: record.id_encoded, fileUrls: fileUrlsOf(file as Parameters<typeof fileUrlsOf>[0]) })));
       });
       events.removed(snapshots, 'media-library');
       // The Media Library removed the file's own files; its kept transformations go here.
@@ -208,6 +211,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (keptFiles.length > 0 && (await getService(strapi, 'media-store').remove(keptFiles))) {
         await getService(strapi, 'journal').closeNames([file.hash]);
       }
+      getService(strapi, 'purges').sendSoon(purge);
     },
   };
 };

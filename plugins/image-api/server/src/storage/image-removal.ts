@@ -24,12 +24,19 @@ export interface RemovableImage {
     id: number;
     hash: string;
     ext: string;
+    url?: string | null;
     size?: number | string | null;
-    formats?: Record<string, { hash: string; ext: string; size?: number | string | null }> | null;
+    formats?: Record<string, { hash: string; ext: string; url?: string | null; size?: number | string | null }> | null;
   } | null;
   /** The key it was uploaded with: the usage tallies file the deletion under it. */
   apiKeyId?: number | null;
+  /** Its public id: the caches in front are told to forget it by the tag naming it (purge/). */
+  idEncoded: string;
 }
+
+/** Every URL of an image's files, as the purge journal needs them (purge/purge-journal.ts). */
+export const fileUrlsOf = (file: { url?: string | null; formats?: Record<string, { url?: string | null }> | null } | null): string[] =>
+  file ? [file.url, ...Object.values(file.formats ?? {}).map((format) => format.url)].filter((url): url is string => typeof url === 'string') : [];
 
 /** The provider files of an image: the original and every format recorded on its file entry. */
 export const filesOf = ({ file }: RemovableImage): JournalledFile[] =>
@@ -54,6 +61,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const names = images.map((image) => image.name);
       await journal.openMany(images.map((image) => ({ name: image.name, files: filesOf(image) })));
       let kept = new Map<string, JournalledFile[]>();
+      let purge: number | null = null;
       try {
         await transaction(strapi, async (trx) => {
           const views = await getService(strapi, 'usage-tally').viewsOf(trx, images.map((image) => image.id));
@@ -65,6 +73,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           const removed = images.map((image) => ({ keyId: image.apiKeyId ?? null, file: image.file, views: views.get(image.id) ?? 0 }));
           await getService(strapi, 'usage-tally').removal(trx, removed);
           await getService(strapi, 'quotas').release(trx, removed);
+          // What the caches in front must forget, recorded with the deletion: it cannot be lost.
+          purge = await getService(strapi, 'purges').record(trx, images.map((image) => ({ idEncoded: image.idEncoded, fileUrls: fileUrlsOf(image.file) })));
         });
       } catch (error) {
         await journal.closeNames(names).catch(() => undefined);
@@ -75,6 +85,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const store = getService(strapi, 'media-store');
       getService(strapi, 'image-changes').changed('deleted', names);
       const gone = await Promise.all(images.map((image) => limit(() => store.remove([...filesOf(image), ...(kept.get(image.name) ?? [])]))));
+      // The files are gone: a cache asking again now gets a 404, not the picture.
+      getService(strapi, 'purges').sendSoon(purge);
       // Files the storage would not let go stay journalled: the sweep retries them.
       await journal.closeNames(names.filter((_, i) => gone[i]));
     },
