@@ -32,6 +32,10 @@ test('an app that sets nothing gets every default', () => {
     cacheMaxAgeSeconds: 2_592_000, hotFileCacheBytes: 64_000_000, transformPath: '/img', transformKey: null, transformSalt: null,
     transformPresets: { thumbnail: 'rs:fit:245:156', small: 'w:500', medium: 'w:750', large: 'w:1000', xlarge: 'w:1920' },
     maxTransformPixels: 16_000_000, transformCacheBytes: 1_000_000_000, maxRendersInFlight: 16, maxRendersPerAddress: null,
+    purge: {
+      varnish: [], cloudflareZone: null, cloudflareToken: null, cloudflareApi: 'https://api.cloudflare.com/client/v4',
+      fastlyService: null, fastlyToken: null, fastlyApi: 'https://api.fastly.com', timeoutMs: 5000,
+    },
   });
 });
 
@@ -96,7 +100,8 @@ test('a variable set to nothing is not set, the rate limits\' too (their default
 });
 
 test('the options without a variable are the ones schema.ts\'s header names (set in the config only)', () => {
-  const withoutVariable = Object.keys(configSchema.describe().keys).filter((option) => !(option in OPTION_VARIABLES));
+  // An object option's variables are its keys' (`purge.varnish`).
+  const withoutVariable = Object.keys(configSchema.describe().keys).filter((option) => !Object.keys(OPTION_VARIABLES).some((name) => name === option || name.startsWith(`${option}.`)));
   expect(withoutVariable.sort()).toEqual([
     'allowedTypes', 'blockUnusedDecoders', 'fetchMaxRedirects', 'fetchTimeoutMs', 'folderName', 'jpegQuality', 'keepExif',
     'keyCacheMs', 'maxBytes', 'maxPixels', 'mediumWidth', 'thumbSize', 'transformPresets',
@@ -187,6 +192,31 @@ test('sweepAfterMs cannot be set below a minute, but in test suites', () => {
     expect(load({ sweepAfterMs: 0 }).sweepAfterMs).toBe(0);
   } finally {
     process.env.NODE_ENV = saved;
+  }
+});
+
+test('purge: its keys from the IMAGE_API_PURGE_* variables, beside what the app sets; credentials in pairs', () => {
+  const variables = {
+    IMAGE_API_PURGE_VARNISH: 'http://10.0.0.5:6081, http://10.0.0.6:6081',
+    IMAGE_API_PURGE_CLOUDFLARE_ZONE: '023e105f4ecef8ad9ca31a8372d0c353',
+    IMAGE_API_PURGE_CLOUDFLARE_TOKEN: 'cf-token',
+    IMAGE_API_PURGE_TIMEOUT_MS: '2000',
+  };
+  Object.assign(process.env, variables);
+  try {
+    expect(load({}).purge).toEqual({
+      varnish: ['http://10.0.0.5:6081', 'http://10.0.0.6:6081'], cloudflareZone: '023e105f4ecef8ad9ca31a8372d0c353', cloudflareToken: 'cf-token',
+      cloudflareApi: 'https://api.cloudflare.com/client/v4', fastlyService: null, fastlyToken: null, fastlyApi: 'https://api.fastly.com', timeoutMs: 2000,
+    });
+    // What the app's config sets wins, key by key; the variables fill the rest.
+    expect(load({ purge: { varnish: ['http://cache:6081'] } }).purge).toMatchObject({ varnish: ['http://cache:6081'], cloudflareToken: 'cf-token', timeoutMs: 2000 });
+    process.env.IMAGE_API_PURGE_CLOUDFLARE_TOKEN = '';
+    expect(() => load({})).toThrow(/"purge.cloudflareZone" and "purge.cloudflareToken" are set together, or neither/);
+    process.env.IMAGE_API_PURGE_CLOUDFLARE_ZONE = '';
+    expect(() => load({ purge: { fastlyService: 'SU1Z0isxPaozGVKXdv0eY' } })).toThrow(/"purge.fastlyService" and "purge.fastlyToken"/);
+    expect(() => load({ purge: { varnish: ['ftp://cache'] } })).toThrow(/purge.varnish/);
+  } finally {
+    for (const name of Object.keys(variables)) delete process.env[name];
   }
 });
 

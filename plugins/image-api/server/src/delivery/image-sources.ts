@@ -96,7 +96,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     for (const [key, format] of Object.entries((record.file.formats ?? {}) as Record<string, Record<string, unknown>>)) variants[key] = asStored(format);
     return {
       name: record.name,
-      tags: cacheTagsOf({ idEncoded: record.id_encoded, keyDocumentId: record.api_key?.documentId ?? null }),
+      tags: cacheTagsOf({ idEncoded: record.id_encoded, keyDocumentId: getService(strapi, 'purges').enabled() ? (record.api_key?.documentId ?? null) : null }),
       expiresAt: record.expires_at ? new Date(record.expires_at) : null,
       createdAt: new Date(record.createdAt),
       original: asStored(record.file),

@@ -128,10 +128,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const left = row.owed.filter((name) => outcomes.get(name) !== null);
     const same = { id: row.id, [column('round')]: row.round };
     if (left.length > 0) {
-      const errors = left.map((name) => outcomes.get(name)).filter((error): error is Error => Boolean(error));
+      const failures = left.map((name) => outcomes.get(name)).filter((error): error is Error => Boolean(error));
       await knex(table())
         .where({ ...same, [column('attempts')]: row.attempts })
-        .update({ [column('owed')]: JSON.stringify(left), [column('last_error')]: errors.map((error) => error.message).join('; ').slice(0, 2000) || null });
+        .update({ [column('owed')]: JSON.stringify(left), [column('last_error')]: failures.map((failure) => failure.message).join('; ').slice(0, 2000) || null });
     } else if (row.round === 1) {
       await knex(table())
         .where(same)
