@@ -34,6 +34,8 @@ const PLUGIN_INDEXES: Array<[string, string, string[], boolean]> = [
   ['image_api_renditions', 'image_api_renditions_key_index', ['key'], true],
   ['image_api_renditions', 'image_api_renditions_image_name_index', ['image_name'], false],
   ['image_api_renditions', 'image_api_renditions_last_used_at_index', ['last_used_at'], false],
+  ['image_api_purges', 'image_api_purges_due_at_index', ['due_at'], false],
+  ['image_api_purges', 'image_api_purges_created_at_index', ['created_at'], false],
 ];
 
 /** The indexes of a table: name → { columns, unique }. */

@@ -36,5 +36,7 @@ export default {
   indexes: [
     // Every instance's poll of what is due.
     { name: 'image_api_purges_due_at_index', columns: ['due_at'] },
+    // The polls' give-up of purges older than the caches' max-age.
+    { name: 'image_api_purges_created_at_index', columns: ['created_at'] },
   ],
 };
