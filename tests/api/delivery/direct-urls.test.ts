@@ -103,6 +103,28 @@ test('expired: 404 with no-store from the instant it expires, before the sweep',
   expect(fs.existsSync(path.join(app.uploadsDir, path.basename(url)))).toBe(true);
 });
 
+test('an image that expires is kept by no cache past its expiry: max-age is the seconds left, from the app and from memory, its variants and transformations too', async () => {
+  const res = await app.upload(app.key, await jpeg(200, 100), { filename: 'soon.jpg', fields: { expiration: 'PT10M' } });
+  expect(res.status).toBe(200);
+  const { image: soon } = res.body;
+  for (const url of [soon.url, soon.thumb.url, soon.medium.url, `/img/_/pr:small/plain/${soon.url}@png`].map((u: string) => (u.startsWith('/') ? u : app.pathOf(u)))) {
+    for (const from of ['app', 'memory']) {
+      const served = await app.http.get(url);
+      const maxAge = Number(/^public, max-age=(\d+), immutable$/.exec(served.headers['cache-control'])?.[1]);
+      expect([url, from, served.status]).toEqual([url, from, 200]);
+      expect(maxAge).toBeGreaterThan(590);
+      expect(maxAge).toBeLessThanOrEqual(600);
+    }
+  }
+});
+
+test('cache tags name the image, and all of them; with no purger configured, not its key', async () => {
+  for (const url of [image.url, image.thumb.url, image.medium.url].map(app.pathOf)) {
+    const res = await app.http.get(url);
+    expect([res.status, res.headers['surrogate-key'], res.headers['cache-tag']]).toEqual([200, `img-${image.id_encoded} image-api`, `img-${image.id_encoded},image-api`]);
+  }
+});
+
 test("a Media Library file that is not an API image keeps Strapi's serving (no immutable caching)", async () => {
   fs.writeFileSync(path.join(app.uploadsDir, 'editor_upload_1a2b3c.jpg'), await jpeg(10, 10));
   const res = await app.http.get('/uploads/editor_upload_1a2b3c.jpg');

@@ -10,12 +10,12 @@ import fs from 'fs';
 import path from 'path';
 import type { Core } from '@strapi/strapi';
 import { getService } from '../get-service';
-import { fileEtag, type ImmutableBytes } from './immutable-answer';
+import { fileEtag, type ImageCaching, type ImmutableBytes } from './immutable-answer';
 import { isKeptResultFile } from '../images/naming';
 import { imageNameOf } from './image-sources';
 
 /** `gone`: a deleted, expired or missing file (404, no-store); `not-ours`: another Media Library file. */
-export type DirectFile = (ImmutableBytes & { tags: string[] }) | 'gone' | 'not-ours';
+export type DirectFile = (ImmutableBytes & { of: ImageCaching }) | 'gone' | 'not-ours';
 
 /** A stored file name, nothing else: no path separators, no dot files. */
 export const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -58,7 +58,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!sources.isLive(named.image) || !stat?.isFile()) return 'gone';
 
       const etag = fileEtag(stat.mtimeMs, stat.size);
-      const described = { size: stat.size, type: named.file.mime, etag, lastModified: stat.mtime, tags: named.image.tags };
+      const described = { size: stat.size, type: named.file.mime, etag, lastModified: stat.mtime, of: named.image };
       const hot = getService(strapi, 'hot-files');
       const key = `file:${fileName}:${etag}`;
       const cached = hot.get(key);

@@ -31,8 +31,8 @@ export function imageDelivery(strapi: Core.Strapi) {
     try {
       const answer = async (skipKept: boolean) => {
         const address = clientAddress(ctx.req, config.trustedProxies);
-        const { entry, varyAccept, tags } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, address, { skipKept });
-        await answerImmutable(ctx, entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept, sendIdleTimeoutMs: config.sendIdleTimeoutMs, tags });
+        const { entry, varyAccept, of } = await getService(strapi, 'transforms').answer(rest, ctx.get('Accept') || undefined, address, { skipKept });
+        await answerImmutable(ctx, entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept, sendIdleTimeoutMs: config.sendIdleTimeoutMs, of });
       };
       // A kept file that could not be opened (evicted since its row was read): rendered anew.
       await answer(false).catch((error) => (isFileMissing(error) ? answer(true) : Promise.reject(error)));
@@ -83,7 +83,7 @@ export function imageDelivery(strapi: Core.Strapi) {
       return;
     }
     const { cacheMaxAgeSeconds, sendIdleTimeoutMs } = getConfig(strapi);
-    await answerImmutable(ctx, found, { maxAgeSeconds: cacheMaxAgeSeconds, sendIdleTimeoutMs, tags: found.tags });
+    await answerImmutable(ctx, found, { maxAgeSeconds: cacheMaxAgeSeconds, sendIdleTimeoutMs, of: found.of });
     // An API image's type is one of the raster ones; a record that says otherwise is not trusted either.
     ctx.set(fileAnswerHeaders(found.type));
   }

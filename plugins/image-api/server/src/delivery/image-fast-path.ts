@@ -10,7 +10,7 @@ import fs from 'fs';
 import path from 'path';
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from '../get-service';
-import { fileEtag, immutableHeaders, sendingWithin } from './immutable-answer';
+import { fileEtag, immutableHeaders, sendingWithin, type ImageCaching } from './immutable-answer';
 import { isNotModified } from './conditional-request';
 import type { HotEntry } from './hot-file-cache';
 import { showsInline } from './inert-files';
@@ -23,8 +23,8 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
   const servesFiles = (strapi.config.get('plugin::upload.provider', 'local') ?? 'local') === 'local';
   const uploadsDir = path.join(strapi.dirs.static.public, 'uploads');
 
-  /** The hot entry of a direct file and its image's tags, if everything about it is known without waiting. */
-  function directFile(fileName: string): { entry: HotEntry; tags: string[] } | undefined {
+  /** The hot entry of a direct file and its image, if everything about it is known without waiting. */
+  function directFile(fileName: string): { entry: HotEntry; of: ImageCaching } | undefined {
     if (!FILE_NAME.test(fileName) || isKeptResultFile(fileName)) return undefined;
     const name = imageNameOf(fileName);
     const sources = getService(strapi, 'image-sources');
@@ -37,7 +37,7 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
       return undefined;
     }
     const entry = getService(strapi, 'hot-files').get(`file:${fileName}:${fileEtag(stat.mtimeMs, stat.size)}`);
-    return entry && { entry, tags: image.tags };
+    return entry && { entry, of: image };
   }
 
   function serve(req: IncomingMessage, res: ServerResponse): boolean {
@@ -48,24 +48,24 @@ export function installImageFastPath(strapi: Core.Strapi, server: Server): void 
     const config = getConfig(strapi);
     let entry: HotEntry | undefined;
     let varyAccept = false;
-    let tags: string[] = [];
+    let of: ImageCaching | undefined;
     if (config.transformPath !== null && pathname.startsWith(`${config.transformPath}/`)) {
       const recalled = getService(strapi, 'transforms').recall(pathname.slice(config.transformPath.length), req.headers.accept);
       if (!recalled) return false;
       entry = getService(strapi, 'hot-files').get(recalled.key);
       varyAccept = recalled.varyAccept;
-      tags = recalled.tags;
+      of = recalled.of;
       if (entry) getService(strapi, 'renditions').touch(recalled.key);
     } else if (servesFiles && pathname.startsWith(UPLOADS_PREFIX)) {
       // The stored name as stored: any other spelling goes to the app, which answers it 404.
       const uploads = readUploadsPath(pathname);
       const found = uploads && uploads !== 'other-spelling' ? directFile(uploads.fileName) : undefined;
-      if (found) ({ entry, tags } = found);
+      if (found) ({ entry, of } = found);
     }
     // Raster images alone: anything else goes to the app, which serves it inert (delivery/inert-files.ts).
     if (!entry || !showsInline(entry.type)) return false;
 
-    const headers = immutableHeaders(entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept, tags });
+    const headers = immutableHeaders(entry, { maxAgeSeconds: config.cacheMaxAgeSeconds, varyAccept, of });
     const notModified = isNotModified(req.headers, entry);
     for (const [name, value] of Object.entries(headers)) if (!(notModified && name === 'Content-Type')) res.setHeader(name, value);
     if (notModified) {

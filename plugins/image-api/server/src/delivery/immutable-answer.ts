@@ -31,14 +31,20 @@ export interface ImmutableBytes {
   lease?: { hold(): () => void };
 }
 
+/** What of an image decides how its answers are cached. */
+export interface ImageCaching {
+  tags: readonly string[];
+  expiresAt: Date | null;
+}
+
 export interface AnswerOptions {
   maxAgeSeconds: number;
   /** The answer depends on `Accept` (a negotiated format). */
   varyAccept?: boolean;
   /** A client that takes no byte for this long (ms) is cut off (see sendingWithin()). */
   sendIdleTimeoutMs?: number;
-  /** The cache tags of the image the bytes are of (purge/cache-tags.ts). */
-  tags?: readonly string[];
+  /** The image the bytes are of: its cache tags (purge/cache-tags.ts), and its expiry, past which no cache keeps them. */
+  of?: ImageCaching;
 }
 
 /**
@@ -69,9 +75,12 @@ export function answerGone(ctx: Context, body: string | Record<string, unknown> 
 }
 
 /** The headers of every such answer (the fast path, delivery/image-fast-path.ts, sends the same). */
-export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModified' | 'type'>, { maxAgeSeconds, varyAccept = false, tags }: AnswerOptions): Record<string, string> {
+export function immutableHeaders(item: Pick<ImmutableBytes, 'etag' | 'lastModified' | 'type'>, { maxAgeSeconds, varyAccept = false, of }: AnswerOptions): Record<string, string> {
+  const tags = of?.tags;
+  // An image that expires is kept by no cache, a browser's included, past its expiry.
+  const maxAge = of?.expiresAt ? Math.max(0, Math.min(maxAgeSeconds, Math.floor((of.expiresAt.getTime() - Date.now()) / 1000))) : maxAgeSeconds;
   return {
-    'Cache-Control': `public, max-age=${maxAgeSeconds}, immutable`,
+    'Cache-Control': `public, max-age=${maxAge}, immutable`,
     ETag: item.etag,
     'Last-Modified': item.lastModified.toUTCString(),
     'Accept-Ranges': 'bytes',

@@ -29,15 +29,15 @@ import { planRender, type RenderPlan } from '../../../shared/render-plan';
 import { isAnimatedFormat } from '../images/animation-encoding';
 import { boundPassed } from '../images/animation-bounds';
 import type { ImageApiConfig } from '../config';
-import type { ImmutableBytes } from './immutable-answer';
+import type { ImageCaching, ImmutableBytes } from './immutable-answer';
 
 export interface TransformAnswer {
   /** The bytes, or a stream of the kept file (a result too large for the hot bytes). */
   entry: ImmutableBytes;
   /** The format was chosen from Accept: the answer varies with it. */
   varyAccept: boolean;
-  /** The source image's cache tags (purge/cache-tags.ts). */
-  tags: string[];
+  /** The source image: its cache tags and expiry. */
+  of: ImageCaching;
 }
 
 /** What a transformation URL came to, so the fast path can answer its repeats (recall()). */
@@ -86,11 +86,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * The kept result a URL came to last time, while its source's lookup is still the same (a moved
      * focal point or a deletion makes a new one: image-sources.ts); else undefined.
      */
-    recall(path: string, accept: string | undefined): { key: string; varyAccept: boolean; tags: string[] } | undefined {
+    recall(path: string, accept: string | undefined): { key: string; varyAccept: boolean; of: ImageCaching } | undefined {
       const found = recalled.get(recallKey(path, accept));
       if (!found) return undefined;
       const sources = getService(strapi, 'image-sources');
-      return sources.peek(found.image.name) === found.image && sources.isLive(found.image) ? { ...found, tags: found.image.tags } : undefined;
+      return sources.peek(found.image.name) === found.image && sources.isLive(found.image) ? { ...found, of: found.image } : undefined;
     },
 
     /**
@@ -135,7 +135,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const request = { source, plan, format, quality: spec.quality, frames, replan };
       const entry = await getService(strapi, 'renditions').get(request, address, { keep, skipKept });
       recalled.set(recallKey(path, accept), { key: renditionKey(request), image: source.image, varyAccept: named === null });
-      return { entry, varyAccept: named === null, tags: source.image.tags };
+      return { entry, varyAccept: named === null, of: source.image };
     },
   };
 };
