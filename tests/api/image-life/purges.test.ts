@@ -163,6 +163,26 @@ test('the second round: sent again once due, after which nothing is owed', async
   expect(sample(await counters(), 'image_api_purges_owed')).toBe(0);
 });
 
+test('purges that come within 100 ms of each other go in one request; a burst of deletions loses none', async () => {
+  const purgesService = service('purges');
+  const before = varnish.received.length;
+  const ids: number[] = [];
+  for (const name of ['c1', 'c2', 'c3', 'c4']) ids.push(await purgesService.record(app.strapi.db.connection, [{ idEncoded: name, fileUrls: [] }]));
+  for (const id of ids) purgesService.sendSoon(id);
+  await varnish.waitForTag('img-c4');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(varnish.received.slice(before).map((request) => request.headers['xkey-purge'])).toEqual(['img-c1 img-c2 img-c3 img-c4']);
+
+  const images = await Promise.all(Array.from({ length: 6 }, (_, i) => upload(`burst-${i}.jpg`)));
+  const from = varnish.received.length;
+  const answers = await Promise.all(images.map((image) => app.http.post('/api/1/delete').set('X-API-Key', app.key).field('id', image.id_encoded)));
+  expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+  for (const image of images) await varnish.waitForTag(`img-${image.id_encoded}`);
+  const sent = varnish.received.slice(from);
+  expect(sent.flatMap((request) => String(request.headers['xkey-purge']).split(' ')).sort()).toEqual(images.map((image) => `img-${image.id_encoded}`).sort());
+  console.log(`6 concurrent deletions purged in ${sent.length} request(s)`);
+});
+
 test('a purger that refuses three times gets the purge at the fourth attempt, 1, 2 and 4 s apart', async () => {
   const [failedBefore, sentBefore] = [await purges('failed'), await purges('sent')];
   const image = await upload();

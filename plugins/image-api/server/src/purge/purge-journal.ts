@@ -33,6 +33,12 @@ export const POLL_MS = 500;
 export const OWNED_MS = 1000;
 /** The second round, after other instances' lookups (1 s) and renders under way have run out. */
 export const REPEAT_AFTER_MS = 10_000;
+/**
+ * New purges are sent together when they come this close: a burst of deletions (a key's holder
+ * deleting in a loop) costs one request per purger every COALESCE_MS, not one per image, and a CDN's
+ * purge quota lasts.
+ */
+export const COALESCE_MS = 100;
 /** Rows a poll sends at once (their tags and URLs in one purge per purger). */
 const BATCH = 50;
 
@@ -66,6 +72,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   let purgers: Purger[] | null = null;
   const configured = () => (purgers ??= configuredPurgers(getConfig(strapi)));
   const sending = new Set<Promise<unknown>>();
+  /** New purges waiting for the coalesced send (sendSoon). */
+  let fresh: number[] = [];
+  let freshTimer: NodeJS.Timeout | null = null;
 
   /** The base of the URLs a CDN in front of the bucket serves (the S3 provider's `baseUrl`), if any. */
   const cdnBase = (): string | null => {
@@ -227,11 +236,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      */
     sendSoon(id: number | null): void {
       if (id === null) return;
-      track(
-        sendRows((query) => query.where({ id, [column('round')]: 1, [column('attempts')]: 0 })).catch((error) =>
-          strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`)
-        )
-      );
+      fresh.push(id);
+      freshTimer ??= setTimeout(() => {
+        const ids = fresh;
+        fresh = [];
+        freshTimer = null;
+        track(
+          sendRows((query) => query.whereIn('id', ids).where({ [column('round')]: 1, [column('attempts')]: 0 })).catch((error) =>
+            strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`)
+          )
+        );
+      }, COALESCE_MS);
     },
 
     /** Sends what is due now (the poll; tests call it). */
@@ -251,6 +266,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Stops polling; waits for the sends under way. */
     async stop(): Promise<void> {
+      // What waits to be coalesced is in the database: the next poll, here or elsewhere, sends it.
+      if (freshTimer) clearTimeout(freshTimer);
+      freshTimer = null;
+      fresh = [];
       await poll.stop();
       await Promise.all([...sending]);
     },
