@@ -1,13 +1,15 @@
 /**
- * Two production instances behind nginx, on their own PostgreSQL, Redis and Ceph S3, started by
- * `npm run cluster` (docs/deployment.md). Everything goes through the balancer unless a test is
- * about one instance; clients are told apart by their loopback source address (127.0.0.2, ...).
+ * Two production instances behind Varnish (balancer and cache, purged by the instances), on their
+ * own PostgreSQL, Redis and Ceph S3 (with Varnish as the bucket's CDN), started by `npm run cluster`
+ * (docs/deployment.md). Everything goes through the balancer unless a test is about one instance;
+ * clients are told apart by their loopback source address (127.0.0.2, ...).
  */
 import crypto from 'crypto';
 import { apikey, bucketKeys, loggedRequests, multipart, openDatabase, promQuery, request, servedByAll, sleep, startCluster, uploadFile, type Cluster } from './helpers/cluster';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server';
 import { jpeg, png } from '../helpers/fixtures';
 import type { Knex } from 'knex';
+import net from 'net';
 import sharp from 'sharp';
 
 let cluster: Cluster;
@@ -20,8 +22,7 @@ const noisyJpeg = (width: number, height: number) =>
 
 /** Each image record with the bucket objects its file row points at: the original and both variants. */
 async function recordedObjects(): Promise<Array<{ name: string; objects: string[] }>> {
-  const { endpoint, bucket } = cluster.state.s3;
-  const prefix = `${endpoint}/${bucket}/`;
+  const prefix = `${cluster.state.s3.baseUrl}/`;
   const rows: Array<{ name: string; url: string; formats: unknown }> = await db('image_api_images as i')
     .leftJoin('files as f', 'f.hash', 'i.name')
     .select('i.name', 'f.url', 'f.formats');
@@ -44,6 +45,9 @@ beforeAll(async () => {
     // The shortest safe age, and a round every 5 s: the kill test sees the sweep within ~70 s.
     IMAGE_API_SWEEP_AFTER_MS: '60000',
     IMAGE_API_DEBRIS_SWEEP_SECONDS: '5',
+    // Images that expire within seconds, swept every second: the purge of an expiry is timed.
+    IMAGE_API_MIN_EXPIRATION: '1',
+    IMAGE_API_EXPIRY_SWEEP_SECONDS: '1',
   });
   db = openDatabase(cluster.state);
 }, 900_000);
@@ -56,7 +60,7 @@ afterAll(async () => {
 }, 120_000);
 
 describe('storage on S3 through the balancer', () => {
-  test('a file, a base64 string and a URL each land in the bucket as original, .th and .md, served from S3', async () => {
+  test('a file, a base64 string and a URL each land in the bucket as original, .th and .md, served from S3 through its CDN', async () => {
     const { url, key, s3 } = cluster.state;
     const file = await png(640, 480);
     const base64 = await jpeg(800, 600);
@@ -78,7 +82,7 @@ describe('storage on S3 through the balancer', () => {
       expect(image.md5).toBe(md5(sent[index]));
       for (const [variant, expectedWidth] of [[image, image.width], [image.thumb, 160], [image.medium, Math.min(500, image.width)]] as const) {
         const objectName = variant.filename;
-        expect(variant.url).toBe(`${s3.endpoint}/${s3.bucket}/${objectName}`);
+        expect(variant.url).toBe(`${s3.baseUrl}/${objectName}`);
         expect(objects).toContain(objectName);
         const served = await fetch(variant.url);
         expect(served.status).toBe(200);
@@ -94,12 +98,13 @@ describe('storage on S3 through the balancer', () => {
     expect((await servedByAll(cluster.state, /"POST \/api\/1\/upload/, logged, 3)).size).toBe(2);
   });
 
-  test("the admin panel's CSP lets it show images from the bucket", async () => {
+  test("the admin panel's CSP lets it show images from the bucket's CDN", async () => {
     const answer = await request(`${cluster.state.url}/admin`);
     expect(answer.status).toBe(200);
     const csp = String(answer.headers['content-security-policy']);
-    expect(csp).toMatch(new RegExp(`img-src [^;]*${cluster.state.s3.endpoint.replace(/[.:/]/g, '\\$&')}`));
-    expect(csp).toMatch(new RegExp(`media-src [^;]*${cluster.state.s3.endpoint.replace(/[.:/]/g, '\\$&')}`));
+    const cdn = new URL(cluster.state.s3.baseUrl).origin.replace(/[.:/]/g, '\\$&');
+    expect(csp).toMatch(new RegExp(`img-src [^;]*${cdn}`));
+    expect(csp).toMatch(new RegExp(`media-src [^;]*${cdn}`));
   });
 });
 
@@ -125,7 +130,7 @@ describe('serving through the balancer (docs/api.md, "Serving images")', () => {
     image = answer.json.image;
   });
 
-  test('a transformation is rendered once and kept in the bucket; its repeat is answered by nginx without reaching an instance', async () => {
+  test('a transformation is rendered once and kept in the bucket; its repeat is answered by Varnish without reaching an instance', async () => {
     const url = `${cluster.state.url}/img/_/pr:small/plain/${image.url}`;
     const logged = loggedRequests(cluster.state);
     const first = await fetchImage(url);
@@ -136,7 +141,7 @@ describe('serving through the balancer (docs/api.md, "Serving images")', () => {
     const again = await fetchImage(url);
     expect([again.status, again.headers.get('x-cache-status')]).toEqual([200, 'HIT']);
     expect(Buffer.compare(again.bytes, first.bytes)).toBe(0);
-    // The second request's log line names no instance: nginx answered it alone.
+    // The second request's log line names no instance: Varnish answered it alone.
     const served = await servedByAll(cluster.state, /"GET \/img\//, logged, 2);
     expect(served.get('-')).toBe(1);
     expect([...served].filter(([upstream]) => upstream !== '-').reduce((n, [, count]) => n + count, 0)).toBe(1);
@@ -191,7 +196,7 @@ describe('serving through the balancer (docs/api.md, "Serving images")', () => {
     const objects = await bucketKeys(cluster.state);
     for (const row of rows) expect(objects).not.toContain(`${row.hash}${row.ext}`);
     expect(await db('image_api_renditions').where('image_name', image.name)).toHaveLength(0);
-    // Straight to an instance (nginx keeps what it cached until max-age, as a CDN would).
+    // Straight to an instance (what Varnish does with it: "deleted means gone through the cache", below).
     const gone = await fetchImage(`${cluster.state.instances[0].url}/img/_/pr:thumbnail/plain/${image.url}`);
     expect([gone.status, gone.headers.get('cache-control')]).toEqual([404, 'no-store']);
   });
@@ -305,7 +310,7 @@ describe('state shared by the instances', () => {
     const image = await png(32, 32);
     const guesser = '127.0.0.2';
     for (let i = 0; i < 10; i++) {
-      // A forged X-Forwarded-For does not make the guesses someone else's: nginx replaces it.
+      // A forged X-Forwarded-For does not make the guesses someone else's: Varnish replaces it.
       const answer = await uploadFile(url, `img_wrong${i}`, image, { from: guesser, headers: { 'X-Forwarded-For': `127.0.0.${50 + i}` } });
       expect(answer.status).toBe(401);
     }
@@ -320,6 +325,118 @@ describe('state shared by the instances', () => {
     // Other clients are not affected, through the balancer or directly.
     expect((await uploadFile(url, key, image, { from: '127.0.0.3' })).status).toBe(200);
     expect((await uploadFile(url, key, image, { from: '127.0.0.4', headers: { 'X-Forwarded-For': guesser } })).status).toBe(200);
+  });
+});
+
+describe('deleted means gone through the cache (docs/deployment.md, "Caching images")', () => {
+  interface Image {
+    id_encoded: string;
+    name: string;
+    url: string;
+    delete_url: string;
+    medium: { url: string };
+  }
+  /** What a client fetches of an image: the original and a variant from the bucket's CDN, two transformations from the front. */
+  const urlsOf = (image: Image) => [
+    image.url,
+    image.medium.url,
+    `${cluster.state.url}/img/_/pr:small/plain/${image.url}`,
+    `${cluster.state.url}/img/_/pr:thumbnail/plain/${image.url}@jpg`,
+  ];
+  const get = (url: string) => request(url, { headers: { Accept: 'image/webp,*/*' } });
+
+  async function uploadCached(name: string, fields: Record<string, string> = {}): Promise<Image> {
+    const answer = await request(`${cluster.state.url}/api/1/upload`, {
+      method: 'POST',
+      ...multipart({ key: cluster.state.key, ...fields }, { field: 'source', name, type: 'image/png', bytes: await png(900, 600) }),
+    });
+    expect(answer.status).toBe(200);
+    const image: Image = answer.json.image;
+    // Each URL twice: the second answered by Varnish alone.
+    for (const url of urlsOf(image)) {
+      expect([url, (await get(url)).status]).toEqual([url, 200]);
+      const again = await get(url);
+      expect([url, again.status, again.headers['x-cache-status']]).toEqual([url, 200, 'HIT']);
+    }
+    return image;
+  }
+
+  /** Polls every URL every 50 ms until each answers 404; ms from `since` to each one's first 404. */
+  async function goneAfter(image: Image, since: number, timeoutMs = 10_000): Promise<number[]> {
+    const urls = urlsOf(image);
+    const gone: Array<number | null> = urls.map(() => null);
+    while (gone.includes(null) && Date.now() - since < timeoutMs) {
+      await Promise.all(
+        urls.map(async (url, i) => {
+          if (gone[i] === null && (await get(url)).status === 404) gone[i] = Date.now() - since;
+        })
+      );
+      if (gone.includes(null)) await sleep(50);
+    }
+    expect(gone.map((ms, i) => [urls[i], ms === null ? 'still served' : 'gone'])).toEqual(urls.map((url) => [url, 'gone']));
+    return gone as number[];
+  }
+
+  test('deleted by its delete link: its direct URL, a variant and two transformations, cached, answer 404 within 2 s of the answer', async () => {
+    const image = await uploadCached('purged.png');
+    const deleted = await request(image.delete_url, { method: 'POST', headers: { Accept: 'application/json' } });
+    expect(deleted.status).toBe(200);
+    const answeredAt = Date.now();
+    const times = await goneAfter(image, answeredAt);
+    console.log(`deleted: gone from the cache ${times.map((ms) => `${ms} ms`).join(', ')} after the answer (original, .md, two transformations)`);
+    expect(Math.max(...times)).toBeLessThan(2000);
+  });
+
+  test('expired: the same within 2 s of the sweep that removes it', async () => {
+    const image = await uploadCached('expiring.png', { expiration: '8' });
+    let sweptAt = 0;
+    for (const started = Date.now(); !sweptAt && Date.now() - started < 30_000; await sleep(50)) {
+      if (!(await db('image_api_images').where('id_encoded', image.id_encoded).first('id'))) sweptAt = Date.now();
+    }
+    expect(sweptAt).toBeGreaterThan(0);
+    const times = await goneAfter(image, sweptAt);
+    console.log(`expired: gone from the cache ${times.map((ms) => `${ms} ms`).join(', ')} after the sweep removed it`);
+    expect(Math.max(...times)).toBeLessThan(2000);
+  });
+
+  test('the instance that recorded the purge killed before sending it: another instance sends it, within 2 s of the answer', async () => {
+    // A purger that takes the connection and never answers: the recorder's purge hangs there.
+    const held: net.Socket[] = [];
+    const blackHole = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    try {
+      const recorder = await cluster.startExtraInstance(3, { IMAGE_API_PURGE_VARNISH: `http://127.0.0.1:${(blackHole.address() as net.AddressInfo).port}` });
+      const image = await uploadCached('orphaned-purge.png');
+      const link = new URL(image.delete_url);
+      const deleted = await request(`${recorder.url}${link.pathname}`, { method: 'POST', headers: { Accept: 'application/json' } });
+      expect(deleted.status).toBe(200);
+      // Before its purge goes: a new purge waits 100 ms for others to go with it (purge/purge-journal.ts).
+      process.kill(recorder.pid, 'SIGKILL');
+      const answeredAt = Date.now();
+      const times = await goneAfter(image, answeredAt);
+      console.log(`recorder killed: gone from the cache ${times.map((ms) => `${ms} ms`).join(', ')} after the answer`);
+      expect(Math.max(...times)).toBeLessThan(2000);
+    } finally {
+      for (const socket of held) socket.destroy();
+      blackHole.close();
+    }
+  });
+
+  test('only the instances may purge: a PURGE from another address answers 403 and purges nothing', async () => {
+    const image = await uploadCached('kept.png');
+    const url = `${cluster.state.url}/img/_/pr:small/plain/${image.url}`;
+    const purges: Array<{ path: string; headers: Record<string, string> }> = [
+      { path: '/', headers: { 'xkey-purge': `img-${image.id_encoded}` } },
+      { path: new URL(url).pathname, headers: {} },
+    ];
+    for (const purge of purges) {
+      const answer = await request(`${cluster.state.url}${purge.path}`, { method: 'PURGE', headers: purge.headers, from: '127.0.0.2' });
+      expect(answer.status).toBe(403);
+    }
+    const still = await get(url);
+    expect([still.status, still.headers['x-cache-status']]).toEqual([200, 'HIT']);
+    // The tags stay behind Varnish: a client sees none.
+    expect([still.headers['surrogate-key'], still.headers['cache-tag'], still.headers.xkey]).toEqual([undefined, undefined, undefined]);
   });
 });
 
@@ -346,7 +463,7 @@ describe('an instance killed mid-burst', () => {
     const statuses = answers.map((a) => a.status);
     const failed = statuses.filter((s) => s !== 200).length;
     console.log(`kill -9 mid-burst: ${JSON.stringify(statuses.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {}))}`);
-    // 502 from nginx for what the killed instance held; the survivor, taking the whole burst on one
+    // 502 from Varnish for what the killed instance held; the survivor, taking the whole burst on one
     // core, may also answer 503 with Retry-After once its 16 slots are full (admission control).
     expect(statuses.every((s) => s === 200 || s === 502 || s === 503)).toBe(true);
     for (const answer of answers.filter((a) => a.status === 503)) expect(answer.headers['retry-after']).toBe('2');
@@ -358,7 +475,7 @@ describe('an instance killed mid-burst', () => {
       const missing = records.flatMap((r) => r.objects.filter((o) => !objects.has(o)));
       // Kept transformation results are objects of their own, each with its row.
       const kept: Array<{ url: string }> = await db('image_api_renditions').select('url');
-      const known = new Set([...records.flatMap((r) => r.objects), ...kept.map((r) => r.url.slice(`${cluster.state.s3.endpoint}/${cluster.state.s3.bucket}/`.length))]);
+      const known = new Set([...records.flatMap((r) => r.objects), ...kept.map((r) => r.url.slice(`${cluster.state.s3.baseUrl}/`.length))]);
       const orphans = [...objects].filter((o) => !known.has(o));
       const journal = Number((await db('image_api_pending_uploads').count({ n: '*' }))[0].n);
       return { missing, orphans, journal, records: records.length };

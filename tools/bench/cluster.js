@@ -4,10 +4,10 @@
  *
  *   node bench/cluster.js [--instances 2] [--uploads 120] [--concurrency 4] [--only jpeg-1.7mp,png-800]
  *
- * Starts `npm run cluster` (nginx, N instances, PostgreSQL, Redis, Ceph S3) in a scratch folder,
+ * Starts `npm run cluster` (Varnish, N instances, PostgreSQL, Redis, Ceph S3) in a scratch folder,
  * uploads each fixture `--uploads` times through the balancer with `--concurrency` clients, and
  * reads from /proc the CPU time (user + system) each part's processes used meanwhile: the instances,
- * nginx, PostgreSQL (postmaster and backends), Redis, and Ceph (monitor, OSD, radosgw). Prints ms of
+ * Varnish, PostgreSQL (postmaster and backends), Redis, and Ceph (monitor, OSD, radosgw). Prints ms of
  * CPU per upload for each, and what that means in uploads per second per core. CPU time, not req/s:
  * on 2 cores the parts compete, and req/s measures the box, not the parts. Only loopback traffic.
  */
@@ -50,7 +50,7 @@ function processTable() {
 }
 
 /**
- * CPU ms of the process `root` and all its descendants (PostgreSQL's backends and nginx's workers
+ * CPU ms of the process `root` and all its descendants (PostgreSQL's backends and Varnish's child
  * are children of their master; a process group would miss the backends, each its own session).
  */
 function treeCpuMs(table, root) {
@@ -69,7 +69,7 @@ function treeCpuMs(table, root) {
 /** The parts, each a list of root processes. */
 const partsOf = (state) => ({
   'instances (all)': state.instances.map((i) => i.pid),
-  nginx: [state.pids.nginx],
+  Varnish: [state.pids.varnish],
   PostgreSQL: [state.pids.postgres],
   Redis: [state.pids.redis],
   'Ceph radosgw': [state.pids.radosgw],

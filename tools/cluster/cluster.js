@@ -2,9 +2,10 @@
 /**
  * A production-shaped deployment on this machine's loopback (docs/deployment.md):
  *
- *   npm run cluster [-- --instances N]   starts nginx -> N instances -> PostgreSQL, Redis, Ceph S3,
- *                                        and Prometheus scraping the instances; prints the balancer's
- *                                        URL and a key, runs until Ctrl-C
+ *   npm run cluster [-- --instances N]   starts Varnish (balancer and cache, purged by the instances)
+ *                                        -> N instances -> PostgreSQL, Redis, Ceph S3 (with Varnish as
+ *                                        its CDN), and Prometheus scraping the instances; prints the
+ *                                        balancer's URL and a key, runs until Ctrl-C
  *   npm run cluster -- --stop            stops a cluster started from another shell
  *
  * Everything is started from nothing and lives under .cluster/ (removed on stop): its own
@@ -23,7 +24,7 @@ const { ensureBuilt } = require('../support/app/ensure-built');
 const { createBucket } = require('./bucket');
 const { startCeph } = require('./ceph');
 const { APP_DIR, sharedEnvironment, startInstance, waitUntilHealthy } = require('./instances');
-const { startNginx } = require('./nginx');
+const { startVarnish } = require('./varnish');
 const { startPrometheus } = require('./prometheus');
 const { ensurePackages } = require('../support/servers/debian-packages');
 const { freePort } = require('../support/servers/ports');
@@ -55,7 +56,8 @@ const writeState = (dir, state) => fs.writeFileSync(stateFile(dir), `${JSON.stri
 /** Stops every part in the order that loses nothing: the balancer, the instances, then their servers. */
 async function stopParts(state) {
   const pids = state.pids ?? {};
-  await stopProcess(pids.nginx, 'SIGQUIT', 10000);
+  await stopProcess(pids.varnish, 'SIGTERM', 10000);
+  await stopProcess(pids.varnishncsa, 'SIGTERM', 10000);
   await stopProcess(pids.prometheus, 'SIGTERM', 10000);
   await Promise.all((state.instances ?? []).map((instance) => stopProcess(instance.pid, 'SIGTERM', 35000)));
   await stopProcess(pids.redis, 'SIGTERM', 10000);
@@ -131,26 +133,35 @@ async function start({ instances: count, dir }) {
     const s3 = { endpoint: ceph.endpoint, bucket: BUCKET, accessKeyId: ceph.accessKeyId, secretAccessKey: ceph.secretAccessKey };
     await createBucket(s3, BUCKET);
 
-    // The balancer's port is chosen first: every instance names it as PUBLIC_URL.
+    // Varnish's ports are chosen first: every instance names the front as PUBLIC_URL and as the
+    // cache to purge, and the bucket listener as the CDN of the bucket (S3_BASE_URL).
     const balancerPort = await freePort();
+    const bucketPort = await freePort();
     const publicUrl = `http://127.0.0.1:${balancerPort}`;
+    s3.baseUrl = `http://127.0.0.1:${bucketPort}/${BUCKET}`;
     const key = `img_${crypto.randomBytes(16).toString('hex')}`;
     const extra = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('IMAGE_API_')));
     // The caller's token, else one of this cluster's: Prometheus scrapes with it.
     const metricsToken = extra.IMAGE_API_METRICS_TOKEN || crypto.randomBytes(24).toString('hex');
-    const shared = sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey: key, instances: count, metricsToken });
+    const shared = sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey: key, instances: count, metricsToken, purgeVarnish: publicUrl });
     log(`starting ${count} instance(s) at once (their first boot takes turns on the database lock)`);
     for (let index = 1; index <= count; index++) {
       state.instances.push(await startInstance(dir, index, shared, extra));
       writeState(dir, state);
     }
     await Promise.all(state.instances.map((instance) => waitUntilHealthy(instance)));
-    const nginx = await startNginx(path.join(dir, 'nginx'), log, state.instances.map((i) => i.port), balancerPort);
-    state.pids.nginx = nginx.pid;
+    const varnish = await startVarnish(path.join(dir, 'varnish'), log, state.instances.map((i) => i.port), {
+      port: balancerPort,
+      bucketPort,
+      bucket: { port: Number(new URL(ceph.endpoint).port) },
+    });
+    state.pids.varnish = varnish.pid;
+    state.pids.varnishncsa = varnish.logPid;
     const prometheus = await startPrometheus(path.join(dir, 'prometheus'), log, state.instances.map((i) => i.port), metricsToken);
     state.pids.prometheus = prometheus.pid;
     Object.assign(state, {
-      url: nginx.url,
+      url: varnish.url,
+      accessLog: varnish.accessLog,
       key,
       database: { port: database.port, ...database.env },
       redis: { url: redis.url },
@@ -163,16 +174,17 @@ async function start({ instances: count, dir }) {
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
     process.stdout.write(
       [
-        `Ready in ${seconds} s: ${count} instance(s) behind nginx.`,
-        `  API:        ${nginx.url}/api/1/upload`,
+        `Ready in ${seconds} s: ${count} instance(s) behind Varnish.`,
+        `  API:        ${varnish.url}/api/1/upload`,
         `  Key:        ${key}`,
-        `  Admin:      ${nginx.url}/admin`,
+        `  Admin:      ${varnish.url}/admin`,
         `  Instances:  ${state.instances.map((i) => `${i.url} (pid ${i.pid})`).join(', ')}`,
-        `  S3:         ${s3.endpoint}/${BUCKET}`,
+        `  S3:         ${s3.endpoint}/${BUCKET}, through Varnish as its CDN: ${s3.baseUrl}`,
         `  PostgreSQL: 127.0.0.1:${database.port}/image_api   Redis: ${redis.url}`,
         `  Prometheus: ${prometheus.url} (scrapes every instance's /_metrics; try the query sum(image_api_uploads_total))`,
         `  Logs and state: ${dir}`,
-        `Try: curl -F source=@docs/screenshots/key-panel.png -F key=${key} ${nginx.url}/api/1/upload`,
+        `  Access log: ${varnish.accessLog}`,
+        `Try: curl -F source=@docs/screenshots/key-panel.png -F key=${key} ${varnish.url}/api/1/upload`,
         'Ctrl-C (or npm run cluster -- --stop) stops everything.',
         'READY',
         '',

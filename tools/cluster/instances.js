@@ -15,7 +15,7 @@ const { ALLOCATOR_ENV } = require('../support/app/allocator-env');
 const STRAPI = path.join(APP_DIR, 'node_modules', '@strapi', 'strapi', 'bin', 'strapi.js');
 
 /** The environment every instance shares (the same for one instance or ten). */
-function sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey, instances, metricsToken }) {
+function sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey, instances, metricsToken, purgeVarnish }) {
   return {
     NODE_ENV: 'production',
     PUBLIC_URL: publicUrl,
@@ -27,7 +27,11 @@ function sharedEnvironment({ publicUrl, database, redis, s3, bootstrapKey, insta
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     S3_REGION: 'us-east-1',
-    // Only nginx (on 127.0.0.1) may say who the client is.
+    // The bucket's CDN: the API's image URLs start with it.
+    ...(s3.baseUrl ? { S3_BASE_URL: s3.baseUrl } : {}),
+    // The cache in front, told of every deletion (docs/deployment.md, "Caching images").
+    ...(purgeVarnish ? { IMAGE_API_PURGE_VARNISH: purgeVarnish } : {}),
+    // Only the balancer (on 127.0.0.1) may say who the client is.
     IMAGE_API_TRUSTED_PROXIES: '127.0.0.1',
     // Instances on one host share its cores: sharp's work is split between them, not multiplied.
     IMAGE_API_IMAGE_CONCURRENCY: String(Math.max(1, Math.floor(os.cpus().length / instances))),

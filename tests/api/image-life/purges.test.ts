@@ -209,7 +209,7 @@ test('a purger that is down loses no purge: brought back, it gets every one, wit
     expect(owed.map((row) => [JSON.parse(row.tags)[0], row.round, JSON.parse(row.owed)]).sort()).toEqual(
       [[`img-${a.id_encoded}`, 1, ['varnish']], [`img-${b.id_encoded}`, 1, ['varnish']]].sort()
     );
-    for (const row of owed) expect(row.last_error).toMatch(/^varnish: /);
+    for (const row of owed) expect(row.last_error).toMatch(/^image-api: varnish purge of .* failed: /);
     expect(sample(await counters(), 'image_api_purges_owed')).toBe(2);
   } finally {
     await varnish.listen();

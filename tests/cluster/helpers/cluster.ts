@@ -1,7 +1,7 @@
 /**
  * The cluster under test, started by the same script an operator runs (`npm run cluster`), and the
  * clients the tests use against it: HTTP from a chosen loopback source address (each address is a
- * different client to nginx), the bucket through the S3 API, the database, the key CLI.
+ * different client to Varnish), the bucket through the S3 API, the database, the key CLI.
  */
 import { execFile, spawn, type ChildProcess } from 'child_process';
 import fs from 'fs';
@@ -11,19 +11,24 @@ import { promisify } from 'util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import knex, { type Knex } from 'knex';
 import { request as httpRequest, uploadFile as upload } from '../../../tools/support/http/http-client';
+import { startInstance, waitUntilHealthy, type Instance } from '../../../tools/cluster/instances';
 
 const APP_DIR = path.join(__dirname, '..', '..', '..');
 
 export interface ClusterState {
   pid: number;
   dir: string;
+  /** Varnish's front: the balancer and cache. */
   url: string;
+  /** Varnish's access log (tools/cluster/varnish.js). */
+  accessLog: string;
   key: string;
   instances: Array<{ index: number; port: number; pid: number; url: string; log: string }>;
   pids: Record<string, number>;
   database: Record<string, string> & { port: number };
   redis: { url: string };
-  s3: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string };
+  /** `baseUrl`: the bucket through Varnish's bucket listener, its CDN (S3_BASE_URL). */
+  s3: { endpoint: string; bucket: string; baseUrl: string; accessKeyId: string; secretAccessKey: string };
   /** Prometheus scraping every instance (tools/cluster/prometheus.js). */
   prometheus: { url: string };
   environment: Record<string, string>;
@@ -31,6 +36,11 @@ export interface ClusterState {
 
 export interface Cluster {
   state: ClusterState;
+  /**
+   * One more instance on the cluster's database, Redis and bucket, outside the balancer, with
+   * `env` over the cluster's: ready when it resolves. Stopped with the cluster (its pid is its).
+   */
+  startExtraInstance(index: number, env: Record<string, string>): Promise<Instance>;
   output(): string;
   /** Stops it as Ctrl-C would; resolves with the script's exit code. */
   stop(): Promise<number | null>;
@@ -64,10 +74,24 @@ export async function startCluster(instances: number, env: Record<string, string
     });
   });
   const state: ClusterState = JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8'));
+  const extras: Instance[] = [];
   return {
     state,
+    async startExtraInstance(index, extraEnv) {
+      const instance = await startInstance(state.dir, index, state.environment, { ...env, ...extraEnv });
+      extras.push(instance);
+      await waitUntilHealthy(instance);
+      return instance;
+    },
     output: () => output,
     async stop() {
+      for (const extra of extras) {
+        try {
+          process.kill(extra.pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
     },
@@ -121,14 +145,14 @@ export async function apikey(state: ClusterState, ...args: string[]): Promise<st
   return stdout.trim().split('\n').pop()!;
 }
 
-const accessLog = (state: ClusterState) => fs.readFileSync(path.join(state.dir, 'nginx', 'access.log'), 'utf8').split('\n').filter(Boolean);
+const accessLog = (state: ClusterState) => fs.readFileSync(state.accessLog, 'utf8').split('\n').filter(Boolean);
 
-/** How many requests nginx has logged so far (to look only at later ones with servedBy). */
+/** How many requests Varnish has logged so far (to look only at later ones with servedBy). */
 export const loggedRequests = (state: ClusterState) => accessLog(state).length;
 
 /**
- * How many requests whose log line matches `pattern` each instance served (by its address), from
- * nginx's access log, skipping the first `skip` lines.
+ * How many requests whose log line matches `pattern` each instance served (by its backend name,
+ * `-` when the cache answered alone), from Varnish's access log, skipping the first `skip` lines.
  */
 export function servedBy(state: ClusterState, pattern: RegExp, skip = 0): Map<string, number> {
   const counts = new Map<string, number>();
@@ -141,7 +165,7 @@ export function servedBy(state: ClusterState, pattern: RegExp, skip = 0): Map<st
 }
 
 /**
- * servedBy once nginx has logged `expected` matching requests (it writes a request's line after the
+ * servedBy once Varnish has logged `expected` matching requests (it writes a request's line after the
  * answer has gone, so a client can hold every answer before the last lines are written), or after
  * `timeoutMs` whatever it has.
  */

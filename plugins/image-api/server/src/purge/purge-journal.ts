@@ -123,7 +123,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           metrics.purged(purger.name, 'failed', owing.length);
           const attempt = Math.max(...owing.map((row) => row.attempts));
           strapi.log.warn(
-            `image-api: purge of ${batch.tags.length} image(s) by ${purger.name} failed (attempt ${attempt}; next in ${backoffMs(attempt) / 1000} s): ${failure.message}`
+            `image-api: purge of ${batch.tags.length} image(s) by ${purger.name} failed (attempt ${attempt}; next in ${backoffMs(attempt) / 1000} s): ${failure.message.replace(/^image-api: /, "")}`
           );
         }
       })

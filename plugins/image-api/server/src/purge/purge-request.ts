@@ -1,61 +1,139 @@
 /**
- * One request of a purger, bounded by its timeout: the answer's status and text, or an Error that
- * says which purger, which request and what went wrong, and never carries a token (tokens travel in
- * headers only, and the headers are never quoted).
+ * One request of a purger to its cache or CDN (purger.ts): bounded by `timeoutMs` from the first
+ * byte sent to the last byte of the answer read, the answer's body kept up to 64 KiB, redirects
+ * never followed (a purge API that redirects is misconfigured, and Fastly's key header would follow
+ * a redirect anywhere). A refusal, a network error or a timeout becomes an Error naming the purger
+ * and what failed, with every secret (the API token) cut out of the message.
  */
 import http from 'http';
 import https from 'https';
 import type { PurgerName } from './purger';
 
-export interface PurgeAnswer {
-  status: number;
-  text: string;
+/** Enough of any purge API's answer to read its status and error message. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export interface PurgeRequest {
+  purger: PurgerName;
+  /** What the request asks, as the error message names it: "tags 1-30 of 70", "the URL https://...". */
+  what: string;
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /**
+   * A Host header other than the URL's (a Varnish URL purge names the purged URL's host). fetch()
+   * cannot send one (undici sets Host from the URL whatever the headers say), so such a request
+   * goes out through node:http, under the same timeout.
+   */
+  host?: string;
+  timeoutMs: number;
+  /** Strings never to appear in an error message: the API token. */
+  secrets: string[];
 }
 
-/** At most this much of a refusal's body is quoted in the error (providers explain themselves there). */
-const QUOTED = 300;
-/** An answer's body is read up to this (an acknowledgement is a few hundred bytes). */
-const MOST_READ = 64 * 1024;
+export interface PurgeAnswer {
+  status: number;
+  /** The body as text, its first 64 KiB. */
+  body: string;
+}
 
-/**
- * Node's http, not fetch(): a URL purge names the cached host in `Host`, which fetch() replaces with
- * the server's own. A connection of its own each (purges are few): a kept-alive socket the server
- * has closed meanwhile would fail an attempt for nothing.
- */
-export function purgeRequest(
-  purger: PurgerName,
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string },
-  timeoutMs: number
-): Promise<PurgeAnswer> {
-  const target = new URL(url);
-  const what = `${init.method} ${target.host}${target.pathname}`;
-  const fail = (cause: string) => new Error(`${purger}: ${what} failed: ${cause}`);
-  return new Promise<PurgeAnswer>((resolve, reject) => {
-    const body = init.body === undefined ? undefined : Buffer.from(init.body);
-    const headers = { ...init.headers, ...(body ? { 'Content-Length': String(body.length) } : {}) };
-    const request = (target.protocol === 'https:' ? https : http).request(target, { method: init.method, headers, agent: false, signal: AbortSignal.timeout(timeoutMs) }, (response) => {
-      const chunks: Buffer[] = [];
-      let read = 0;
-      response.on('data', (chunk: Buffer) => {
-        if (read < MOST_READ) chunks.push(chunk);
-        read += chunk.length;
+/** The request's answer, whatever its status; rejects (purgeFailure) on a network error or a timeout. */
+export async function sendPurgeRequest(request: PurgeRequest): Promise<PurgeAnswer> {
+  const signal = AbortSignal.timeout(request.timeoutMs);
+  try {
+    return request.host === undefined ? await viaFetch(request, signal) : await viaHttp(request, signal);
+  } catch (error) {
+    if (signal.aborted) throw purgeFailure(request, `no answer within ${request.timeoutMs} ms`);
+    throw purgeFailure(request, `the request failed (${networkReason(error)})`);
+  }
+}
+
+/** The Error a purger rejects with: "image-api: <purger> purge of <what> failed: <reason>", secrets cut out. */
+export function purgeFailure(request: Pick<PurgeRequest, 'purger' | 'what' | 'secrets'>, reason: string): Error {
+  let message = `image-api: ${request.purger} purge of ${request.what} failed: ${reason}`;
+  for (const secret of request.secrets) if (secret) message = message.split(secret).join('[token]');
+  return new Error(message);
+}
+
+/** An answer's body as JSON, or undefined when it is not JSON (an HTML error page, a cut body). */
+export function answerJson(answer: PurgeAnswer): unknown {
+  try {
+    return JSON.parse(answer.body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `target` parsed, or the purger's Error saying it is no absolute URL (a purge names files by URL). */
+export function purgedUrl(request: Pick<PurgeRequest, 'purger' | 'secrets'>, target: string): URL {
+  try {
+    return new URL(target);
+  } catch {
+    throw purgeFailure({ ...request, what: `the URL ${JSON.stringify(target)}` }, 'not an absolute URL');
+  }
+}
+
+/** `items` in runs of at most `size`, for a provider's limit per request. */
+export function chunks<T>(items: T[], size: number): T[][] {
+  const runs: T[][] = [];
+  for (let start = 0; start < items.length; start += size) runs.push(items.slice(start, start + size));
+  return runs;
+}
+
+/** Each non-empty string once, in first-seen order: a purge sends each tag and URL once. */
+export function distinct(values: string[]): string[] {
+  return [...new Set(values.filter((value) => value !== ''))];
+}
+
+async function viaFetch(request: PurgeRequest, signal: AbortSignal): Promise<PurgeAnswer> {
+  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal });
+  const parts: Buffer[] = [];
+  let bytes = 0;
+  if (response.body) {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(Buffer.from(value));
+      bytes += value.byteLength;
+      if (bytes >= MAX_ANSWER_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
+    }
+  }
+  return { status: response.status, body: Buffer.concat(parts).subarray(0, MAX_ANSWER_BYTES).toString('utf8') };
+}
+
+function viaHttp(request: PurgeRequest, signal: AbortSignal): Promise<PurgeAnswer> {
+  const url = new URL(request.url);
+  const transport = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    // A connection of its own (purges are few): a kept-alive socket Varnish has closed meanwhile
+    // would fail an attempt for nothing.
+    const outgoing = transport.request(url, { method: request.method, headers: { ...request.headers, host: request.host }, agent: false, signal }, (incoming) => {
+      const parts: Buffer[] = [];
+      let bytes = 0;
+      incoming.on('data', (chunk: Buffer) => {
+        if (bytes >= MAX_ANSWER_BYTES) return;
+        parts.push(chunk);
+        bytes += chunk.length;
       });
-      response.on('error', (error) => reject(fail(error.message)));
-      response.on('end', () => {
-        const status = response.statusCode ?? 0;
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (status < 200 || status > 299) reject(new Error(`${purger}: ${what} answered ${status}: ${text.replace(/\s+/g, ' ').trim().slice(0, QUOTED)}`));
-        else resolve({ status, text });
-      });
+      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(parts).subarray(0, MAX_ANSWER_BYTES).toString('utf8') }));
+      incoming.on('error', reject);
+      // The connection closed before the answer's end (a no-op once 'end' resolved).
+      incoming.on('close', () => reject(new Error('the answer was cut short')));
     });
-    request.on('error', (error: Error & { code?: string }) =>
-      reject(fail(error.name === 'AbortError' ? `no answer within ${timeoutMs} ms` : (error.code ?? error.message)))
-    );
-    request.end(body);
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
   });
 }
 
-/** `items` in slices of at most `size`. */
-export const slices = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+/** What went wrong on the wire, without the URL (undici's "fetch failed" hides it in `cause`). */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: unknown })?.cause;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code) return code;
+  const message = (cause as Error | undefined)?.message ?? (error as Error | undefined)?.message;
+  return message ? message : String(error);
+}

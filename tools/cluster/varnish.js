@@ -1,0 +1,187 @@
+'use strict';
+/**
+ * Varnish with the xkey module in front of the instances (docs/deployment.md, "Caching images"):
+ * the balancer and the cache at once, on two listeners of one varnishd:
+ *
+ * - `front` (the cluster's URL): round robin over the instances with health checks on /_health,
+ *   X-Forwarded-For set (not appended: the instances trust this proxy only, and a client's own
+ *   header never reaches them), a GET retried on another instance when one fails (a POST is never
+ *   replayed: 502, clients retry uploads with Idempotency-Key). `/img/` and `/uploads/` are cached as
+ *   their answers say (a month, immutable; a 404 is `no-store`), keyed on the URL and on what of
+ *   `Accept` matters (AVIF, WebP, other); everything else passes through, bodies streamed.
+ * - `bucket`: a CDN in front of the bucket (S3_BASE_URL points at it): radosgw's objects, kept a day.
+ *
+ * Objects are tagged from the answers' `Surrogate-Key` (xkey reads its own `xkey` header); the tag
+ * headers are stripped before an answer leaves, as a CDN does. The instances purge by tag
+ * (`PURGE /` with `xkey-purge`) and by URL (`PURGE <path>`, `Host` naming the bucket listener):
+ * only from 127.0.0.1, their address (the tests' clients bind 127.0.0.2 and up), else 403.
+ *
+ * varnishncsa writes access.log, a line a request: `client "METHOD path protocol" status
+ * cache-status upstream microseconds`, the upstream `-` when the cache answered alone.
+ */
+const fs = require('fs');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { ensurePackages } = require('../support/servers/debian-packages');
+const { waitForPort } = require('../support/servers/ports');
+const { startProcess } = require('../support/servers/processes');
+
+const XKEY = '/usr/lib/x86_64-linux-gnu/varnish/vmods/libvmod_xkey.so';
+const LOG_FORMAT = '%h "%m %U%q %H" %s %{X-Cache-Status}o %{X-Upstream}o %D';
+
+function vcl({ instancePorts, bucket }) {
+  const backends = instancePorts
+    .map(
+      (port, i) => `backend instance_${i + 1} {
+  .host = "127.0.0.1"; .port = "${port}"; .probe = health;
+  .connect_timeout = 2s; .first_byte_timeout = 120s; .between_bytes_timeout = 60s;
+}`
+    )
+    .join('\n');
+  return `vcl 4.1;
+import directors;
+import xkey;
+
+# An instance is in while /_health answers 204 (503 while it drains).
+probe health {
+  .request = "GET /_health HTTP/1.1" "Host: 127.0.0.1" "Connection: close";
+  .expected_response = 204;
+  .interval = 1s; .timeout = 2s; .window = 3; .threshold = 2; .initial = 2;
+}
+${backends}
+backend bucket {
+  .host = "127.0.0.1"; .port = "${bucket.port}";
+  .connect_timeout = 2s; .first_byte_timeout = 30s; .between_bytes_timeout = 30s;
+}
+
+# Purges come from the instances alone.
+acl purgers { "127.0.0.1"; }
+
+sub vcl_init {
+  new instances = directors.round_robin();
+${instancePorts.map((_, i) => `  instances.add_backend(instance_${i + 1});`).join('\n')}
+}
+
+sub vcl_recv {
+  if (req.method == "PURGE") {
+    if (client.ip !~ purgers) { return (synth(403, "Forbidden")); }
+    if (req.http.xkey-purge) {
+      set req.http.n-gone = xkey.purge(req.http.xkey-purge);
+      return (synth(200, "Purged " + req.http.n-gone));
+    }
+    # By URL: the object this Host and path name, and its variants.
+    return (purge);
+  }
+  unset req.http.X-Cache-Status;
+  unset req.http.X-Bucket;
+  set req.http.X-Forwarded-For = client.ip;
+  if (local.socket == "bucket") {
+    if (req.method != "GET" && req.method != "HEAD") { return (synth(405, "Method Not Allowed")); }
+    set req.backend_hint = bucket;
+    set req.http.X-Bucket = "1";
+    unset req.http.Cookie;
+    unset req.http.Authorization;
+    return (hash);
+  }
+  set req.backend_hint = instances.backend();
+  if ((req.method == "GET" || req.method == "HEAD") && req.url ~ "^/(img|uploads)/") {
+    # Public answers: nothing of a session matters to them.
+    unset req.http.Cookie;
+    unset req.http.Authorization;
+    # The format is negotiated on AVIF and WebP alone: three variants at most under Vary: Accept.
+    if (req.url ~ "^/img/") {
+      if (req.http.Accept ~ "image/avif") { set req.http.Accept = "image/avif,image/webp,*/*"; }
+      elsif (req.http.Accept ~ "image/webp") { set req.http.Accept = "image/webp,*/*"; }
+      else { set req.http.Accept = "*/*"; }
+    }
+    return (hash);
+  }
+  return (pass);
+}
+
+sub vcl_hit { set req.http.X-Cache-Status = "HIT"; }
+sub vcl_miss { set req.http.X-Cache-Status = "MISS"; }
+sub vcl_pass { set req.http.X-Cache-Status = "PASS"; }
+
+sub vcl_backend_fetch {
+  if (bereq.http.X-Bucket) { set bereq.http.Host = "127.0.0.1:${bucket.port}"; }
+  unset bereq.http.X-Cache-Status;
+}
+
+sub vcl_backend_response {
+  set beresp.http.X-Upstream = beresp.backend.name;
+  if (bereq.http.X-Bucket) {
+    # S3 says nothing of caching: a day for an object, nothing for an error. A missing object is a
+    # 403 to anonymous readers (they may not list the bucket): a 404 to clients, as CDNs map it.
+    if (beresp.status == 403) { set beresp.status = 404; set beresp.reason = "Not Found"; }
+    if (beresp.status == 200) { set beresp.ttl = 1d; } else { set beresp.ttl = 0s; set beresp.uncacheable = true; }
+    unset beresp.http.Set-Cookie;
+    return (deliver);
+  }
+  if (beresp.http.Surrogate-Key) { set beresp.http.xkey = beresp.http.Surrogate-Key; }
+}
+
+sub vcl_backend_error {
+  # An instance gone mid-request: a GET goes to the next one; anything else is a 502.
+  if ((bereq.method == "GET" || bereq.method == "HEAD") && bereq.retries < 2) { return (retry); }
+  set beresp.status = 502;
+  set beresp.reason = "Bad Gateway";
+  set beresp.http.Content-Type = "text/plain";
+  synthetic("Bad Gateway");
+  return (deliver);
+}
+
+sub vcl_deliver {
+  set resp.http.X-Cache-Status = req.http.X-Cache-Status;
+  if (obj.hits > 0) { set resp.http.X-Upstream = "-"; }
+  unset resp.http.xkey;
+  unset resp.http.Surrogate-Key;
+  unset resp.http.Cache-Tag;
+}
+`;
+}
+
+function ensureVarnish(log) {
+  ensurePackages(['varnishd', 'varnishncsa'], ['varnish', 'varnish-modules'], log);
+  if (!fs.existsSync(XKEY)) {
+    log('installing varnish-modules (Debian package)');
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'varnish-modules'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  }
+}
+
+/**
+ * Starts varnishd (front listener on `port`, bucket listener on `bucketPort`) and varnishncsa.
+ * `bucket`: radosgw's port. Resolves with their pids and the URLs.
+ */
+async function startVarnish(dir, log, instancePorts, { port, bucketPort, bucket }) {
+  ensureVarnish(log);
+  const work = path.join(dir, 'work');
+  fs.mkdirSync(work, { recursive: true });
+  // varnishd's workers run as Debian's vcache user: they read the compiled VCL under work/.
+  fs.chmodSync(dir, 0o755);
+  const file = path.join(dir, 'default.vcl');
+  fs.writeFileSync(file, vcl({ instancePorts, bucket }));
+  const varnishd = startProcess(
+    'varnishd',
+    [
+      '-F',
+      '-n', work,
+      '-f', file,
+      '-a', `front=127.0.0.1:${port}`,
+      '-a', `bucket=127.0.0.1:${bucketPort}`,
+      '-T', 'none',
+      '-s', 'malloc,256m',
+      // Request bodies pass through; headers of a purge with 100 tags fit.
+      '-p', 'http_req_hdr_len=16k',
+    ],
+    { log: path.join(dir, 'varnishd.out') }
+  );
+  await waitForPort(port, 30000, 'varnish');
+  await waitForPort(bucketPort, 30000, 'varnish (bucket)');
+  const accessLog = path.join(dir, 'access.log');
+  fs.writeFileSync(accessLog, '');
+  const ncsa = startProcess('varnishncsa', ['-n', work, '-a', '-w', accessLog, '-F', LOG_FORMAT], { log: path.join(dir, 'varnishncsa.out') });
+  return { pid: varnishd.pid, logPid: ncsa.pid, url: `http://127.0.0.1:${port}`, bucketUrl: `http://127.0.0.1:${bucketPort}`, accessLog };
+}
+
+module.exports = { startVarnish, vcl };
