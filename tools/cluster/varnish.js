@@ -173,6 +173,9 @@ async function startVarnish(dir, log, instancePorts, { port, bucketPort, bucket 
       '-s', 'malloc,256m',
       // Request bodies pass through; headers of a purge with 100 tags fit.
       '-p', 'http_req_hdr_len=16k',
+      // Idle connections to an instance are dropped before Node's server drops them (5 s): a POST
+      // sent on one the instance had just closed would fail, and a POST is not replayed.
+      '-p', 'backend_idle_timeout=3',
     ],
     { log: path.join(dir, 'varnishd.out') }
   );

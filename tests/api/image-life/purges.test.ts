@@ -127,7 +127,7 @@ describe('every road of deletion purges the image from the caches', () => {
     ],
   ];
 
-  test.each(roads)('%s: one purge of its tag, sent once its files are gone, the row then waiting for its second round', async (_road, remove) => {
+  test.each(roads)('%s: one purge of its tag, sent once its files are gone; again once the lookups have run out; a third round waits', async (_road, remove) => {
     const image = await upload();
     const files = [image.url, image.thumb.url, image.medium.url].map((url) => path.join(app.uploadsDir, path.basename(url)));
     const before = varnish.received.length;
@@ -141,24 +141,26 @@ describe('every road of deletion purges the image from the caches', () => {
     } finally {
       varnish.onRequest = null;
     }
-    expect(filesAtPurge).toEqual([[false, false, false]]);
-    expect(varnish.received.length - before).toBe(1);
-    // Acknowledged: the row waits for its second round, about 10 s later.
-    await until('the second round', async () => (await roundOf(image.id_encoded)) === 2);
+    expect(filesAtPurge[0]).toEqual([false, false, false]);
+    // Round 2, once every instance's lookup of the image has run out (1 s), by this instance.
+    const [first, second] = await varnish.waitForTag(`img-${image.id_encoded}`, 2, 5000);
+    expect(second.at - first.at).toBeGreaterThanOrEqual(1100);
+    expect(second.at - first.at).toBeLessThan(2500);
+    // Then the row waits for its third round, about 10 s later.
+    await until('the third round', async () => (await roundOf(image.id_encoded)) === 3);
     const [row] = await purgeRows();
-    expect([row.round, row.attempts, JSON.parse(row.owed), JSON.parse(row.tags), JSON.parse(row.urls), row.last_error]).toEqual([2, 0, ['varnish'], [`img-${image.id_encoded}`], [], null]);
+    expect([row.round, row.attempts, JSON.parse(row.owed), JSON.parse(row.tags), JSON.parse(row.urls), row.last_error]).toEqual([3, 0, ['varnish'], [`img-${image.id_encoded}`], [], null]);
     expect(new Date(row.due_at).getTime() - Date.now()).toBeGreaterThan(8000);
   });
 });
 
-test('the second round: sent again once due, after which nothing is owed', async () => {
+test('the third round: sent once due, by any instance\'s poll, after which nothing is owed', async () => {
   const image = await upload();
   expect((await app.http.delete(app.pathOf(image.delete_url)).set('Accept', 'application/json')).status).toBe(200);
-  await varnish.waitForTag(`img-${image.id_encoded}`);
-  await until('the second round', async () => (await roundOf(image.id_encoded)) === 2);
+  await until('the third round', async () => (await roundOf(image.id_encoded)) === 3, 5000);
   // Its time come (the poll runs every 500 ms).
   await app.strapi.db.connection('image_api_purges').update({ due_at: new Date(Date.now() - 1000) });
-  await varnish.waitForTag(`img-${image.id_encoded}`, 2, 3000);
+  await varnish.waitForTag(`img-${image.id_encoded}`, 3, 3000);
   await until('no purge owed', async () => (await purgeRows()).length === 0);
   expect(sample(await counters(), 'image_api_purges_owed')).toBe(0);
 });
@@ -188,12 +190,13 @@ test('a purger that refuses three times gets the purge at the fourth attempt, 1,
   const image = await upload();
   varnish.answerNext(503, 503, 503);
   expect((await app.http.delete(app.pathOf(image.delete_url)).set('Accept', 'application/json')).status).toBe(200);
-  const attempts = await varnish.waitForTag(`img-${image.id_encoded}`, 4, 15_000);
+  const attempts = (await varnish.waitForTag(`img-${image.id_encoded}`, 4, 15_000)).slice(0, 4);
   const gaps = attempts.slice(1).map((attempt, i) => attempt.at - attempts[i].at);
   expect(gaps[0]).toBeGreaterThanOrEqual(900);
   expect(gaps[1]).toBeGreaterThanOrEqual(1900);
   expect(gaps[2]).toBeGreaterThanOrEqual(3900);
-  expect([(await purges('failed')) - failedBefore, (await purges('sent')) - sentBefore]).toEqual([3, 1]);
+  await until('the fourth attempt counted', async () => (await purges('sent')) - sentBefore >= 1);
+  expect((await purges('failed')) - failedBefore).toBe(3);
 });
 
 test('a purger that is down loses no purge: brought back, it gets every one, with the attempts counted', async () => {
@@ -227,7 +230,7 @@ test('a purger that never answers: each attempt ends at the timeout; uploads and
   const other = await upload('other.jpg');
   expect((await app.http.delete(app.pathOf(other.delete_url)).set('Accept', 'application/json')).status).toBe(200);
   // Every held attempt ended at the timeout (400 ms); a later one went through, for both.
-  await until('both purges acknowledged', async () => (await roundOf(image.id_encoded)) === 2 && (await roundOf(other.id_encoded)) === 2, 15_000);
+  await until('both purges acknowledged', async () => (await roundOf(image.id_encoded)) >= 2 && (await roundOf(other.id_encoded)) >= 2, 15_000);
   expect(varnish.purgedTags().filter((tag) => tag === `img-${image.id_encoded}`).length).toBeGreaterThanOrEqual(2);
 });
 

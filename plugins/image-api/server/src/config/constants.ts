@@ -15,5 +15,12 @@ export const FOLDER_UID = 'plugin::upload.folder';
 export const ADMIN_USER_UID = 'admin::user';
 export const SITE_USER_UID = 'plugin::users-permissions.user';
 
+/**
+ * How long an instance reuses its lookup of an image (delivery/image-sources.ts): another instance's
+ * change reaches it within this, and the purges of a deletion are repeated after it
+ * (purge/purge-journal.ts).
+ */
+export const SOURCE_TTL_MS = 1000;
+
 /** The viewer page, `/image/<id_encoded>`, outside the /api prefix. */
 export const VIEWER_PATH = '/image';

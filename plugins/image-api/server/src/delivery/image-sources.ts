@@ -8,12 +8,10 @@
  */
 import type { Core } from '@strapi/strapi';
 import { LRUCache } from 'lru-cache';
-import { IMAGE_UID } from '../config/constants';
+import { IMAGE_UID, SOURCE_TTL_MS } from '../config/constants';
 import { getService } from '../get-service';
 import { cacheTagsOf } from '../purge/cache-tags';
 
-/** How long a lookup is reused. */
-export const SOURCE_TTL_MS = 1000;
 const SOURCES_REMEMBERED = 10_000;
 
 /** `<name>[.th|.md].<ext>`: the stored files of an API image (images/naming.ts). */
@@ -86,17 +84,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   getService(strapi, 'image-changes').subscribe(({ names }) => forget(names));
 
   async function lookUp(name: string): Promise<SourceImage | null> {
+    // The key's document id only for its cache tag, which is sent only with a purger configured.
+    const keyTagged = getService(strapi, 'purges').enabled();
     const record = await strapi.db.query(IMAGE_UID).findOne({
       where: { name },
       select: ['name', 'id_encoded', 'expires_at', 'createdAt'],
-      populate: { file: { select: ['hash', 'ext', 'mime', 'width', 'height', 'url', 'formats', 'focalPoint'] }, api_key: { select: ['documentId'] } },
+      populate: {
+        file: { select: ['hash', 'ext', 'mime', 'width', 'height', 'url', 'formats', 'focalPoint'] },
+        ...(keyTagged ? { api_key: { select: ['documentId'] } } : {}),
+      },
     });
     if (!record?.file) return null;
     const variants: Record<string, StoredFile> = {};
     for (const [key, format] of Object.entries((record.file.formats ?? {}) as Record<string, Record<string, unknown>>)) variants[key] = asStored(format);
     return {
       name: record.name,
-      tags: cacheTagsOf({ idEncoded: record.id_encoded, keyDocumentId: getService(strapi, 'purges').enabled() ? (record.api_key?.documentId ?? null) : null }),
+      tags: cacheTagsOf({ idEncoded: record.id_encoded, keyDocumentId: keyTagged ? (record.api_key?.documentId ?? null) : null }),
       expiresAt: record.expires_at ? new Date(record.expires_at) : null,
       createdAt: new Date(record.createdAt),
       original: asStored(record.file),

@@ -9,16 +9,18 @@
  *   is sent by whichever instance comes first, after a restart too;
  * - an attempt takes the row by moving its due time by the backoff (a conditional UPDATE: one
  *   instance wins); if it fails, the row is due again then (1 s, 2 s, 4 s, ... at most 5 minutes);
- * - each purge goes twice: at once, and again REPEAT_AFTER_MS later, since another instance may
- *   still have answered from its lookup of the image (delivery/image-sources.ts keeps one a second)
- *   or finished a render begun before the deletion, and a cache may have kept that answer;
+ * - each purge goes in three rounds (ROUND_DELAYS_MS): at once; again once every other instance's
+ *   lookup of the image has run out (delivery/image-sources.ts keeps one SOURCE_TTL_MS), since until
+ *   then another instance may have answered a cache from it; and again after a render begun before
+ *   the deletion has had time to finish. The instance that acknowledged a round sends the next when
+ *   it is due; any instance's poll does if it cannot;
  * - a purge not acknowledged once the caches' max-age (`cacheMaxAgeSeconds`) has passed is given up:
  *   no cache keeps the answers longer. Failures and give-ups are logged and counted (`/_metrics`).
  * Purges are idempotent: an attempt sent twice (an instance slower than its hold) costs a request.
  */
 import type { Core } from '@strapi/strapi';
 import type { Knex as KnexTypes } from 'knex';
-import { PURGE_UID } from '../config/constants';
+import { PURGE_UID, SOURCE_TTL_MS } from '../config/constants';
 import { getConfig, getService } from '../get-service';
 import { databaseClock } from '../database/database-clock';
 import { createRowWriter, type Knex } from '../database/sql-rows';
@@ -31,8 +33,11 @@ import type { PurgeBatch, Purger, PurgerName } from './purger';
 export const POLL_MS = 500;
 /** A new purge is its recorder's to send for this long; after it, any instance's. */
 export const OWNED_MS = 1000;
-/** The second round, after other instances' lookups (1 s) and renders under way have run out. */
-export const REPEAT_AFTER_MS = 10_000;
+/**
+ * After round 1 is acknowledged, round 2 is due this much later (other instances' lookups have run
+ * out), and round 3 this much after round 2 (renders under way at the deletion have finished).
+ */
+export const ROUND_DELAYS_MS = [SOURCE_TTL_MS + 200, 10_000] as const;
 /**
  * New purges are sent together when they come this close: a burst of deletions (a key's holder
  * deleting in a loop) costs one request per purger every COALESCE_MS, not one per image, and a CDN's
@@ -72,6 +77,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   let purgers: Purger[] | null = null;
   const configured = () => (purgers ??= configuredPurgers(getConfig(strapi)));
   const sending = new Set<Promise<unknown>>();
+  /** The next rounds this instance sends when they are due (after it acknowledged the one before). */
+  const rounds = new Set<NodeJS.Timeout>();
   /** New purges waiting for the coalesced send (sendSoon). */
   let fresh: number[] = [];
   let freshTimer: NodeJS.Timeout | null = null;
@@ -123,7 +130,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           metrics.purged(purger.name, 'failed', owing.length);
           const attempt = Math.max(...owing.map((row) => row.attempts));
           strapi.log.warn(
-            `image-api: purge of ${batch.tags.length} image(s) by ${purger.name} failed (attempt ${attempt}; next in ${backoffMs(attempt) / 1000} s): ${failure.message.replace(/^image-api: /, "")}`
+            `image-api: purge of ${batch.tags.length} image(s) by ${purger.name} failed (attempt ${attempt}; next in ${backoffMs(attempt) / 1000} s): ${failure.message.replace(/^image-api: /, '')}`
           );
         }
       })
@@ -141,16 +148,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await knex(table())
         .where({ ...same, [column('attempts')]: row.attempts })
         .update({ [column('owed')]: JSON.stringify(left), [column('last_error')]: failures.map((failure) => failure.message).join('; ').slice(0, 2000) || null });
-    } else if (row.round === 1) {
-      await knex(table())
+    } else if (row.round <= ROUND_DELAYS_MS.length) {
+      const delay = ROUND_DELAYS_MS[row.round - 1];
+      const next = row.round + 1;
+      const moved = await knex(table())
         .where(same)
         .update({
-          [column('round')]: 2,
+          [column('round')]: next,
           [column('attempts')]: 0,
           [column('owed')]: JSON.stringify(configured().map((purger) => purger.name)),
-          [column('due_at')]: clock.later(REPEAT_AFTER_MS),
+          [column('due_at')]: clock.later(delay),
           [column('last_error')]: null,
         });
+      if (Number(moved) === 1) sendLater(row.id, next, delay);
     } else {
       await knex(table()).where(same).del();
     }
@@ -200,6 +210,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     sending.add(work);
     void work.finally(() => sending.delete(work));
   };
+
+  /** Sends round `round` of the purge `id` in `delayMs`, unless another instance took it first. */
+  function sendLater(id: number, round: number, delayMs: number): void {
+    const timer = setTimeout(() => {
+      rounds.delete(timer);
+      track(
+        sendRows((query) => query.where({ id, [column('round')]: round, [column('attempts')]: 0 })).catch((error) =>
+          strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`)
+        )
+      );
+    }, delayMs);
+    timer.unref();
+    rounds.add(timer);
+  }
 
   return {
     /** Whether any purger is configured (else nothing is recorded). */
@@ -270,6 +294,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (freshTimer) clearTimeout(freshTimer);
       freshTimer = null;
       fresh = [];
+      for (const timer of rounds) clearTimeout(timer);
+      rounds.clear();
       await poll.stop();
       await Promise.all([...sending]);
     },
