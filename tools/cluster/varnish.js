@@ -5,10 +5,11 @@
  *
  * - `front` (the cluster's URL): round robin over the instances with health checks on /_health,
  *   X-Forwarded-For set (not appended: the instances trust this proxy only, and a client's own
- *   header never reaches them), a GET retried on another instance when one fails (a POST is never
- *   replayed: 502, clients retry uploads with Idempotency-Key). `/img/` and `/uploads/` are cached as
- *   their answers say (a month, immutable; a 404 is `no-store`), keyed on the URL and on what of
- *   `Accept` matters (AVIF, WebP, other); everything else passes through, bodies streamed.
+ *   header never reaches them), a GET retried on another instance when one fails or drains (a POST
+ *   is never replayed: 502, clients retry uploads with Idempotency-Key). `/img/` and `/uploads/` are
+ *   cached as their answers say (a month, immutable; a 404 is `no-store`), keyed on the Host, the
+ *   URL and what of `Accept` the app reads (AVIF, WebP: four classes); everything else passes
+ *   through, bodies streamed.
  * - `bucket`: a CDN in front of the bucket (S3_BASE_URL points at it): radosgw's objects, kept a day.
  *
  * Objects are tagged from the answers' `Surrogate-Key` (xkey reads its own `xkey` header); the tag
@@ -17,19 +18,34 @@
  * only from 127.0.0.1, their address (the tests' clients bind 127.0.0.2 and up), else 403.
  *
  * varnishncsa writes access.log, a line a request: `client "METHOD path protocol" status
- * cache-status upstream microseconds`, the upstream `-` when the cache answered alone.
+ * cache-status upstream microseconds`, the upstream (the backend's name: instance_N, bucket) `-`
+ * when the cache answered alone. tests/cluster/varnish.test.ts proves this VCL part by part.
  */
 const fs = require('fs');
+const http = require('http');
 const path = require('path');
 const { execFileSync } = require('child_process');
 const { ensurePackages } = require('../support/servers/debian-packages');
 const { waitForPort } = require('../support/servers/ports');
 const { startProcess } = require('../support/servers/processes');
 
-const XKEY = '/usr/lib/x86_64-linux-gnu/varnish/vmods/libvmod_xkey.so';
-const LOG_FORMAT = '%h "%m %U%q %H" %s %{X-Cache-Status}o %{X-Upstream}o %D';
+/** Debian's varnish-modules puts vmods under /usr/lib/<the architecture's triplet>/varnish/vmods/. */
+const hasXkey = () => fs.readdirSync('/usr/lib').some((triplet) => fs.existsSync(path.join('/usr/lib', triplet, 'varnish', 'vmods', 'libvmod_xkey.so')));
+const LOG_FORMAT = '%h "%m %U%q %H" %s %{X-Cache-Status}o %{VCL_Log:upstream}x %D';
 
-function vcl({ instancePorts, bucket }) {
+/**
+ * What of `Accept` the app's format negotiation reads (delivery/format-negotiation.ts): whether AVIF
+ * and WebP are each taken with a non-zero q, case aside; a wildcard does not count. Four classes,
+ * not three: an animated source skips AVIF, so "AVIF alone" and "AVIF and WebP" answer differently.
+ */
+const takes = (mime) => ({
+  named: `(?i)(^|,)\\s*${mime}\\s*(;|,|$)`,
+  refused: `(?i)(^|,)\\s*${mime}\\s*;([^,]*;)?\\s*q=0(\\.0*)?\\s*(;|,|$)`,
+});
+const AVIF = takes('image/avif');
+const WEBP = takes('image/webp');
+
+function vcl({ instancePorts, bucket, bucketPort }) {
   const backends = instancePorts
     .map(
       (port, i) => `backend instance_${i + 1} {
@@ -40,6 +56,7 @@ function vcl({ instancePorts, bucket }) {
     .join('\n');
   return `vcl 4.1;
 import directors;
+import std;
 import xkey;
 
 # An instance is in while /_health answers 204 (503 while it drains).
@@ -69,14 +86,19 @@ sub vcl_recv {
       set req.http.n-gone = xkey.purge(req.http.xkey-purge);
       return (synth(200, "Purged " + req.http.n-gone));
     }
-    # By URL: the object this Host and path name, and its variants.
+    # By URL: the object this Host and path name, and its variants, whichever listener got it
+    # (the hash is the Host and the URL, vcl_hash).
     return (purge);
   }
   unset req.http.X-Cache-Status;
   unset req.http.X-Bucket;
+  unset req.http.X-Accept-Class;
   set req.http.X-Forwarded-For = client.ip;
   if (local.socket == "bucket") {
     if (req.method != "GET" && req.method != "HEAD") { return (synth(405, "Method Not Allowed")); }
+    # One Host for every object of the bucket: the one the instances' URLs (S3_BASE_URL) name,
+    # and so the one their purges by URL name.
+    set req.http.Host = "127.0.0.1:${bucketPort}";
     set req.backend_hint = bucket;
     set req.http.X-Bucket = "1";
     unset req.http.Cookie;
@@ -88,11 +110,14 @@ sub vcl_recv {
     # Public answers: nothing of a session matters to them.
     unset req.http.Cookie;
     unset req.http.Authorization;
-    # The format is negotiated on AVIF and WebP alone: three variants at most under Vary: Accept.
     if (req.url ~ "^/img/") {
-      if (req.http.Accept ~ "image/avif") { set req.http.Accept = "image/avif,image/webp,*/*"; }
-      elsif (req.http.Accept ~ "image/webp") { set req.http.Accept = "image/webp,*/*"; }
-      else { set req.http.Accept = "*/*"; }
+      # A negotiated format varies with Accept (Vary: Accept): rewritten to one of four values, so
+      # a result has four variants at most, not one per browser's header.
+      set req.http.X-Accept-Class = "";
+      if (req.http.Accept ~ "${AVIF.named}" && req.http.Accept !~ "${AVIF.refused}") { set req.http.X-Accept-Class = "image/avif,"; }
+      if (req.http.Accept ~ "${WEBP.named}" && req.http.Accept !~ "${WEBP.refused}") { set req.http.X-Accept-Class = req.http.X-Accept-Class + "image/webp,"; }
+      set req.http.Accept = req.http.X-Accept-Class + "*/*";
+      unset req.http.X-Accept-Class;
     }
     return (hash);
   }
@@ -104,7 +129,6 @@ sub vcl_miss { set req.http.X-Cache-Status = "MISS"; }
 sub vcl_pass { set req.http.X-Cache-Status = "PASS"; }
 
 sub vcl_backend_fetch {
-  if (bereq.http.X-Bucket) { set bereq.http.Host = "127.0.0.1:${bucket.port}"; }
   unset bereq.http.X-Cache-Status;
 }
 
@@ -118,12 +142,18 @@ sub vcl_backend_response {
     unset beresp.http.Set-Cookie;
     return (deliver);
   }
+  # A draining instance answers 503 until its health check takes it out (up to 2 s): a GET goes to
+  # the next one, once (the next may be full too: its 503 and Retry-After then reach the client).
+  if (beresp.status == 503 && (bereq.method == "GET" || bereq.method == "HEAD") && bereq.retries < 1) { return (retry); }
   if (beresp.http.Surrogate-Key) { set beresp.http.xkey = beresp.http.Surrogate-Key; }
+  # Then Varnish's own rules: the answer's Cache-Control (a no-store 404 is not kept), Vary.
 }
 
 sub vcl_backend_error {
-  # An instance gone mid-request: a GET goes to the next one; anything else is a 502.
+  # An instance gone mid-request: a GET goes to the next one; anything else is a 502 (a POST is
+  # not replayed: clients retry uploads with Idempotency-Key).
   if ((bereq.method == "GET" || bereq.method == "HEAD") && bereq.retries < 2) { return (retry); }
+  set beresp.http.X-Upstream = beresp.backend.name;
   set beresp.status = 502;
   set beresp.reason = "Bad Gateway";
   set beresp.http.Content-Type = "text/plain";
@@ -133,7 +163,10 @@ sub vcl_backend_error {
 
 sub vcl_deliver {
   set resp.http.X-Cache-Status = req.http.X-Cache-Status;
-  if (obj.hits > 0) { set resp.http.X-Upstream = "-"; }
+  # For the access log: the instance (or the bucket) that made the answer, "-" when the cache
+  # answered alone; not for clients, nor are the tags.
+  if (obj.hits > 0) { std.log("upstream:-"); } else { std.log("upstream:" + resp.http.X-Upstream); }
+  unset resp.http.X-Upstream;
   unset resp.http.xkey;
   unset resp.http.Surrogate-Key;
   unset resp.http.Cache-Tag;
@@ -143,7 +176,7 @@ sub vcl_deliver {
 
 function ensureVarnish(log) {
   ensurePackages(['varnishd', 'varnishncsa'], ['varnish', 'varnish-modules'], log);
-  if (!fs.existsSync(XKEY)) {
+  if (!hasXkey()) {
     log('installing varnish-modules (Debian package)');
     execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'varnish-modules'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   }
@@ -160,7 +193,7 @@ async function startVarnish(dir, log, instancePorts, { port, bucketPort, bucket 
   // varnishd's workers run as Debian's vcache user: they read the compiled VCL under work/.
   fs.chmodSync(dir, 0o755);
   const file = path.join(dir, 'default.vcl');
-  fs.writeFileSync(file, vcl({ instancePorts, bucket }));
+  fs.writeFileSync(file, vcl({ instancePorts, bucket, bucketPort }));
   const varnishd = startProcess(
     'varnishd',
     [
@@ -184,7 +217,27 @@ async function startVarnish(dir, log, instancePorts, { port, bucketPort, bucket 
   const accessLog = path.join(dir, 'access.log');
   fs.writeFileSync(accessLog, '');
   const ncsa = startProcess('varnishncsa', ['-n', work, '-a', '-w', accessLog, '-F', LOG_FORMAT], { log: path.join(dir, 'varnishncsa.out') });
+  await waitForLogging(port, accessLog);
   return { pid: varnishd.pid, logPid: ncsa.pid, url: `http://127.0.0.1:${port}`, bucketUrl: `http://127.0.0.1:${bucketPort}`, accessLog };
+}
+
+/**
+ * Until varnishncsa writes lines (it logs only what comes after it attached): a purge of a tag no
+ * object has, from 127.0.0.1, answered by Varnish alone, until its line is in the log.
+ */
+async function waitForLogging(port, accessLog, timeoutMs = 15000) {
+  const deadline = Date.now() + timeoutMs;
+  while (fs.readFileSync(accessLog, 'utf8') === '') {
+    if (Date.now() > deadline) throw new Error(`varnishncsa wrote nothing to ${accessLog} in ${timeoutMs} ms`);
+    await new Promise((resolve) => {
+      const request = http.request({ host: '127.0.0.1', port, method: 'PURGE', path: '/', headers: { 'xkey-purge': 'varnishncsa-attached' }, timeout: 2000 });
+      request.on('response', (answer) => answer.resume().on('end', resolve));
+      request.on('timeout', () => request.destroy());
+      request.on('error', resolve);
+      request.end();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 module.exports = { startVarnish, vcl };
