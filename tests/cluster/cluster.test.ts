@@ -389,6 +389,13 @@ describe('deleted means gone through the cache (docs/deployment.md, "Caching ima
 
   test('expired: the same within 2 s of the sweep that removes it', async () => {
     const image = await uploadCached('expiring.png', { expiration: '8' });
+    // Its transformations say how long they have left: no cache keeps them past the expiry. Its
+    // files, served from the bucket (S3 sends no Cache-Control; the CDN keeps them a day), are what
+    // only the purge removes.
+    for (const url of urlsOf(image).slice(2)) {
+      const maxAge = /max-age=(\d+)/.exec((await get(url)).headers['cache-control'] ?? '');
+      expect([url, Number(maxAge?.[1]) <= 8]).toEqual([url, true]);
+    }
     let sweptAt = 0;
     for (const started = Date.now(); !sweptAt && Date.now() - started < 30_000; await sleep(50)) {
       if (!(await db('image_api_images').where('id_encoded', image.id_encoded).first('id'))) sweptAt = Date.now();

@@ -34,6 +34,9 @@ interface StandIn {
   close(): Promise<void>;
 }
 
+/** When `/img/expiring` expires: its answers' max-age is the seconds left, then it is a 404. */
+let expiresAt = 0;
+
 /**
  * A stand-in instance: `/img/<name>` answers as the app does (a month, immutable, `Vary: Accept`,
  * tagged `img-<name> image-api`); `/img/gone` a `no-store` 404; `/fail/...` drops the connection on
@@ -59,7 +62,11 @@ async function startStandIn(name: string, failing = false): Promise<StandIn> {
         res.writeHead(503, { 'Retry-After': '2', 'Content-Type': 'text/plain' }).end('busy');
         return;
       }
-      if (url === '/img/gone') {
+      if (url === '/img/expiring' && Date.now() < expiresAt) {
+        res.writeHead(200, { 'Cache-Control': `public, max-age=${Math.ceil((expiresAt - Date.now()) / 1000)}`, 'Content-Type': 'text/plain' }).end('expiring');
+        return;
+      }
+      if (url === '/img/gone' || url === '/img/expiring') {
         res.writeHead(404, { 'Cache-Control': 'no-store', 'Content-Type': 'text/plain' }).end('gone');
         return;
       }
@@ -215,6 +222,14 @@ describe('the front: balancer and cache', () => {
   test('a no-store 404 is not kept: each request reaches an instance', async () => {
     for (let i = 0; i < 2; i++) expect(status(await front('/img/gone'))).toEqual([404, 'MISS']);
     expect(seenAnywhere('/img/gone')).toHaveLength(2);
+  });
+
+  test('an answer is not served past its max-age (no grace): an expiring image is a 404 once it has expired', async () => {
+    expiresAt = Date.now() + 1000;
+    expect(status(await front('/img/expiring'))).toEqual([200, 'MISS']);
+    expect(status(await front('/img/expiring'))).toEqual([200, 'HIT']);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 100));
+    expect(status(await front('/img/expiring'))).toEqual([404, 'MISS']);
   });
 
   test('a GET whose instance drops the connection, or answers 503, is answered by the other; a POST there is a 502, never replayed', async () => {

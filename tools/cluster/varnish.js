@@ -146,6 +146,9 @@ sub vcl_backend_response {
   # the next one, once (the next may be full too: its 503 and Retry-After then reach the client).
   if (beresp.status == 503 && (bereq.method == "GET" || bereq.method == "HEAD") && bereq.retries < 1) { return (retry); }
   if (beresp.http.Surrogate-Key) { set beresp.http.xkey = beresp.http.Surrogate-Key; }
+  # Not served a moment past its max-age (Varnish's grace would give it 10 s more) unless the answer
+  # allows it: an image that expires says so with a max-age of the seconds it has left.
+  if (beresp.http.Cache-Control !~ "(?i)stale-while-revalidate") { set beresp.grace = 0s; }
   # Then Varnish's own rules: the answer's Cache-Control (a no-store 404 is not kept), Vary.
 }
 
