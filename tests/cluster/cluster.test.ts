@@ -470,8 +470,9 @@ describe('an instance killed mid-burst', () => {
     const statuses = answers.map((a) => a.status);
     const failed = statuses.filter((s) => s !== 200).length;
     console.log(`kill -9 mid-burst: ${JSON.stringify(statuses.reduce<Record<number, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {}))}`);
-    // 502 from Varnish for what the killed instance held; the survivor, taking the whole burst on one
-    // core, may also answer 503 with Retry-After once its 16 slots are full (admission control).
+    // 502 from Varnish for what the killed instance held (an upload already sent is never replayed;
+    // one its connection was refused for goes to the survivor); the survivor, taking the whole burst
+    // on one core, may also answer 503 with Retry-After once its 16 slots are full (admission control).
     expect(statuses.every((s) => s === 200 || s === 502 || s === 503)).toBe(true);
     for (const answer of answers.filter((a) => a.status === 503)) expect(answer.headers['retry-after']).toBe('2');
 

@@ -23,6 +23,8 @@ interface Seen {
   xff: string;
   cookie: string;
   authorization: string;
+  /** The body's bytes. */
+  bytes: number;
 }
 
 interface StandIn {
@@ -31,7 +33,9 @@ interface StandIn {
   seen: Seen[];
   /** /_health's status: 204 ready, 503 draining. */
   health: number;
+  /** Stops listening, its connections closed (a killed instance), until `listen`. */
   close(): Promise<void>;
+  listen(): Promise<void>;
 }
 
 /** When `/img/expiring` expires: its answers' max-age is the seconds left, then it is a 404. */
@@ -43,9 +47,10 @@ let expiresAt = 0;
  * `failing` stand-ins; `/busy/...` answers 503 on them; anything else 200 with what it saw.
  */
 async function startStandIn(name: string, failing = false): Promise<StandIn> {
-  const standIn: StandIn = { name, port: 0, seen: [], health: 204, close: async () => undefined };
+  const standIn: StandIn = { name, port: 0, seen: [], health: 204, close: async () => undefined, listen: async () => undefined };
   const server = http.createServer((req, res) => {
-    req.resume();
+    let bytes = 0;
+    req.on('data', (chunk: Buffer) => (bytes += chunk.length));
     req.on('end', () => {
       const url = req.url ?? '/';
       if (url === '/_health') {
@@ -53,7 +58,7 @@ async function startStandIn(name: string, failing = false): Promise<StandIn> {
         return;
       }
       const h = (header: string) => String(req.headers[header] ?? '-');
-      standIn.seen.push({ method: req.method ?? '', url, host: h('host'), accept: h('accept'), xff: h('x-forwarded-for'), cookie: h('cookie'), authorization: h('authorization') });
+      standIn.seen.push({ method: req.method ?? '', url, host: h('host'), accept: h('accept'), xff: h('x-forwarded-for'), cookie: h('cookie'), authorization: h('authorization'), bytes });
       if (failing && url.startsWith('/fail/')) {
         req.socket.destroy();
         return;
@@ -83,19 +88,24 @@ async function startStandIn(name: string, failing = false): Promise<StandIn> {
       res.writeHead(200, headers).end(`${name} ${req.method} ${url} accept=${h('accept')}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  standIn.listen = () => new Promise<void>((resolve) => server.listen(standIn.port, '127.0.0.1', resolve));
+  standIn.close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  await standIn.listen();
   standIn.port = (server.address() as AddressInfo).port;
-  standIn.close = () => new Promise((resolve) => server.close(() => resolve()));
   return standIn;
 }
 
 /** A stand-in radosgw: `/images/<key>` 200 with no caching headers (as S3 answers), a missing key 403 (an anonymous reader). */
 async function startBucket(): Promise<StandIn> {
-  const bucket: StandIn = { name: 'bucket', port: 0, seen: [], health: 204, close: async () => undefined };
+  const bucket: StandIn = { name: 'bucket', port: 0, seen: [], health: 204, close: async () => undefined, listen: async () => undefined };
   const server = http.createServer((req, res) => {
     const url = req.url ?? '/';
     const h = (header: string) => String(req.headers[header] ?? '-');
-    bucket.seen.push({ method: req.method ?? '', url, host: h('host'), accept: h('accept'), xff: h('x-forwarded-for'), cookie: h('cookie'), authorization: h('authorization') });
+    bucket.seen.push({ method: req.method ?? '', url, host: h('host'), accept: h('accept'), xff: h('x-forwarded-for'), cookie: h('cookie'), authorization: h('authorization'), bytes: 0 });
     if (url.startsWith('/images/missing')) res.writeHead(403, { 'Content-Type': 'application/xml' }).end('<Error><Code>AccessDenied</Code></Error>');
     else res.writeHead(200, { 'Content-Type': 'image/png', ETag: '"abc"' }).end(`object ${url} #${bucket.seen.length}`);
   });
@@ -245,6 +255,31 @@ describe('the front: balancer and cache', () => {
     expect(posts.filter((s) => s === 502).length).toBeGreaterThan(0);
     expect(posts.every((s) => s === 200 || s === 502)).toBe(true);
     for (let i = 0; i < 4; i++) expect(seenAnywhere(`/fail/post-${i}`)).toHaveLength(1);
+  });
+
+  test('an instance gone, before its health check takes it out: a request with a body goes whole to the other (none of it had left); one without a body is a 502', async () => {
+    await one.close();
+    try {
+      const body = Buffer.alloc(100_000, 7);
+      for (let i = 0; i < 4; i++) {
+        // Content-Length, then chunked (a body in parts, no length).
+        const sent = await front(`/api/1/upload?gone=${i}`, { method: 'POST', body: i % 2 ? [body.subarray(0, 50_000), body.subarray(50_000)] : body, headers: i % 2 ? {} : { 'Content-Length': body.length } });
+        expect([i, sent.status, sent.text.split(' ')[0]]).toEqual([i, 200, 'two']);
+        expect(seenAt(two, `/api/1/upload?gone=${i}`).map((s) => s.bytes)).toEqual([body.length]);
+      }
+      const bodiless: number[] = [];
+      for (let i = 0; i < 4; i++) bodiless.push((await front(`/image/x/delete?gone=${i}`, { method: 'POST' })).status);
+      // Round robin: the gone instance's turns are 502s (it might have acted on them).
+      expect(bodiless.filter((s) => s === 502).length).toBeGreaterThan(0);
+      expect(bodiless.every((s) => s === 200 || s === 502)).toBe(true);
+    } finally {
+      await one.listen();
+    }
+    // Back before its health check took it out: it has its share again once Varnish's hold-off
+    // after a refused connection (backend_remote_error_holddown, 0.25 s) has passed.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let i = 0; i < 4; i++) expect((await front(`/image/returned-${i}`)).status).toBe(200);
+    expect(one.seen.filter((s) => s.url.startsWith('/image/returned-')).length).toBe(2);
   });
 
   test('an instance whose /_health answers 503 (draining) gets nothing within its health check (3 s); back at 204, it takes its share again', async () => {

@@ -5,11 +5,11 @@
  *
  * - `front` (the cluster's URL): round robin over the instances with health checks on /_health,
  *   X-Forwarded-For set (not appended: the instances trust this proxy only, and a client's own
- *   header never reaches them), a GET retried on another instance when one fails or drains (a POST
- *   is never replayed: 502, clients retry uploads with Idempotency-Key). `/img/` and `/uploads/` are
- *   cached as their answers say (a month, immutable; a 404 is `no-store`), keyed on the Host, the
- *   URL and what of `Accept` the app reads (AVIF, WebP: four classes); everything else passes
- *   through, bodies streamed.
+ *   header never reaches them), a GET retried on another instance when one fails or drains, a body
+ *   too if none of it had left (one that had is never replayed: 502, clients retry uploads with
+ *   Idempotency-Key). `/img/` and `/uploads/` are cached as their answers say (a month, immutable;
+ *   a 404 is `no-store`; no grace past max-age), keyed on the Host, the URL and what of `Accept` the
+ *   app reads (AVIF, WebP: four classes); everything else passes through, bodies streamed.
  * - `bucket`: a CDN in front of the bucket (S3_BASE_URL points at it): radosgw's objects, kept a day.
  *
  * Objects are tagged from the answers' `Surrogate-Key` (xkey reads its own `xkey` header); the tag
@@ -93,7 +93,10 @@ sub vcl_recv {
   unset req.http.X-Cache-Status;
   unset req.http.X-Bucket;
   unset req.http.X-Accept-Class;
+  unset req.http.X-Request-Body;
   set req.http.X-Forwarded-For = client.ip;
+  # Whether the request has a body, for vcl_backend_error (bereq has neither header of a chunked one).
+  if (req.http.Content-Length ~ "^0*[1-9]" || req.http.Transfer-Encoding) { set req.http.X-Request-Body = "1"; }
   if (local.socket == "bucket") {
     if (req.method != "GET" && req.method != "HEAD") { return (synth(405, "Method Not Allowed")); }
     # One Host for every object of the bucket: the one the instances' URLs (S3_BASE_URL) name,
@@ -153,15 +156,30 @@ sub vcl_backend_response {
 }
 
 sub vcl_backend_error {
-  # An instance gone mid-request: a GET goes to the next one; anything else is a 502 (a POST is
-  # not replayed: clients retry uploads with Idempotency-Key).
-  if ((bereq.method == "GET" || bereq.method == "HEAD") && bereq.retries < 2) { return (retry); }
+  # An instance gone (killed, until its health check takes it out): a GET goes to the next one, and
+  # so does a request with a body, which Varnish sends again only if none of it has left (a body
+  # already sent cannot be: that retry fails, a 502 from vcl_synth; an upload is never replayed).
+  # A request without a body may have reached the instance: a 502, as is anything past two tries.
+  if (bereq.retries < 2 && (bereq.method == "GET" || bereq.method == "HEAD" || bereq.http.X-Request-Body)) {
+    return (retry);
+  }
   set beresp.http.X-Upstream = beresp.backend.name;
   set beresp.status = 502;
   set beresp.reason = "Bad Gateway";
   set beresp.http.Content-Type = "text/plain";
   synthetic("Bad Gateway");
   return (deliver);
+}
+
+sub vcl_synth {
+  # The one 503 made here: a fetch that failed outright (a body already sent, tried again).
+  if (resp.status == 503) {
+    set resp.status = 502;
+    set resp.reason = "Bad Gateway";
+    set resp.http.Content-Type = "text/plain";
+    synthetic("Bad Gateway");
+    return (deliver);
+  }
 }
 
 sub vcl_deliver {
