@@ -362,8 +362,7 @@ describe('deleted means gone through the cache (docs/deployment.md, "Caching ima
   }
 
   /** Polls every URL every 50 ms until each answers 404; ms from `since` to each one's first 404. */
-  async function goneAfter(image: Image, since: number, timeoutMs = 10_000): Promise<number[]> {
-    const urls = urlsOf(image);
+  async function goneAfter(urls: string[], since: number, timeoutMs = 10_000): Promise<number[]> {
     const gone: Array<number | null> = urls.map(() => null);
     while (gone.includes(null) && Date.now() - since < timeoutMs) {
       await Promise.all(
@@ -382,8 +381,29 @@ describe('deleted means gone through the cache (docs/deployment.md, "Caching ima
     const deleted = await request(image.delete_url, { method: 'POST', headers: { Accept: 'application/json' } });
     expect(deleted.status).toBe(200);
     const answeredAt = Date.now();
-    const times = await goneAfter(image, answeredAt);
+    const times = await goneAfter(urlsOf(image), answeredAt);
     console.log(`deleted: gone from the cache ${times.map((ms) => `${ms} ms`).join(', ')} after the answer (original, .md, two transformations)`);
+    expect(Math.max(...times)).toBeLessThan(2000);
+  });
+
+  test("deleted: its kept transformation results, cached by the bucket's CDN (an instance reads them through it), answer 404 there within 2 s too", async () => {
+    const image = await uploadCached('kept-results.png');
+    // Kept after their answers went: both transformations' rows.
+    let kept: Array<{ url: string }> = [];
+    for (let waited = 0; kept.length < 2 && waited < 10_000; waited += 100) {
+      kept = await db('image_api_renditions').where('image_name', image.name).select('url');
+      if (kept.length < 2) await sleep(100);
+    }
+    const urls = kept.map((row) => row.url);
+    expect(urls.map((url) => url.startsWith(`${cluster.state.s3.baseUrl}/`))).toEqual([true, true]);
+    for (const url of urls) {
+      expect([url, (await get(url)).status]).toEqual([url, 200]);
+      expect([url, (await get(url)).headers['x-cache-status']]).toEqual([url, 'HIT']);
+    }
+    const deleted = await request(image.delete_url, { method: 'POST', headers: { Accept: 'application/json' } });
+    expect(deleted.status).toBe(200);
+    const times = await goneAfter(urls, Date.now());
+    console.log(`deleted: its kept results gone from the bucket's CDN ${times.map((ms) => `${ms} ms`).join(', ')} after the answer`);
     expect(Math.max(...times)).toBeLessThan(2000);
   });
 
@@ -401,7 +421,7 @@ describe('deleted means gone through the cache (docs/deployment.md, "Caching ima
       if (!(await db('image_api_images').where('id_encoded', image.id_encoded).first('id'))) sweptAt = Date.now();
     }
     expect(sweptAt).toBeGreaterThan(0);
-    const times = await goneAfter(image, sweptAt);
+    const times = await goneAfter(urlsOf(image), sweptAt);
     console.log(`expired: gone from the cache ${times.map((ms) => `${ms} ms`).join(', ')} after the sweep removed it`);
     expect(Math.max(...times)).toBeLessThan(2000);
   });
@@ -420,7 +440,7 @@ describe('deleted means gone through the cache (docs/deployment.md, "Caching ima
       // Before its purge goes: a new purge waits 100 ms for others to go with it (purge/purge-journal.ts).
       process.kill(recorder.pid, 'SIGKILL');
       const answeredAt = Date.now();
-      const times = await goneAfter(image, answeredAt);
+      const times = await goneAfter(urlsOf(image), answeredAt);
       console.log(`recorder killed: gone from the cache ${times.map((ms) => `${ms} ms`).join(', ')} after the answer`);
       expect(Math.max(...times)).toBeLessThan(2000);
     } finally {
