@@ -30,6 +30,8 @@ afterAll(async () => {
 const app = useApp(env);
 const service = (name: string) => app.strapi.plugin('image-api').service(name);
 const purgeRows = (): Promise<Array<Record<string, any>>> => app.strapi.db.connection('image_api_purges').select('*');
+/** A JSON column as read: text on SQLite and PostgreSQL's json, parsed already on MySQL. */
+const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
 
 let auth: { Authorization: string };
 beforeAll(async () => {
@@ -64,7 +66,7 @@ async function until(what: string, condition: () => Promise<boolean>, timeoutMs 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
-const roundOf = async (idEncoded: string) => (await purgeRows()).find((row) => JSON.parse(row.tags)[0] === `img-${idEncoded}`)?.round;
+const roundOf = async (idEncoded: string) => (await purgeRows()).find((row) => json(row.tags)[0] === `img-${idEncoded}`)?.round;
 
 const counters = async () => parseSamples((await service('metrics').exposition()).body);
 const purges = async (outcome: string) => sample(await counters(), `image_api_purges_total{purger="varnish",outcome="${outcome}"}`);
@@ -149,7 +151,7 @@ describe('every road of deletion purges the image from the caches', () => {
     // Then the row waits for its third round, about 10 s later.
     await until('the third round', async () => (await roundOf(image.id_encoded)) === 3);
     const [row] = await purgeRows();
-    expect([row.round, row.attempts, JSON.parse(row.owed), JSON.parse(row.tags), JSON.parse(row.urls), row.last_error]).toEqual([3, 0, ['varnish'], [`img-${image.id_encoded}`], [], null]);
+    expect([row.round, row.attempts, json(row.owed), json(row.tags), json(row.urls), row.last_error]).toEqual([3, 0, ['varnish'], [`img-${image.id_encoded}`], [], null]);
     expect(new Date(row.due_at).getTime() - Date.now()).toBeGreaterThan(8000);
   });
 });
@@ -216,7 +218,7 @@ test('a purger that is down loses no purge: brought back, it gets every one, wit
     // The first attempts fail (connection refused); the purges wait in the database.
     await until('both first attempts failed', async () => (await purges('failed')) - failedBefore >= 2, 5000);
     const owed = await purgeRows();
-    expect(owed.map((row) => [JSON.parse(row.tags)[0], row.round, JSON.parse(row.owed)]).sort()).toEqual(
+    expect(owed.map((row) => [json(row.tags)[0], row.round, json(row.owed)]).sort()).toEqual(
       [[`img-${a.id_encoded}`, 1, ['varnish']], [`img-${b.id_encoded}`, 1, ['varnish']]].sort()
     );
     for (const row of owed) expect(row.last_error).toMatch(/^image-api: varnish purge of .* failed: /);
