@@ -11,6 +11,7 @@
 import fs from 'fs';
 import path from 'path';
 import { useApp } from '../../helpers/app';
+import { deletionRoads } from '../../helpers/deletion-roads';
 import { adminToken } from '../../helpers/admin';
 import { jpeg } from '../../helpers/fixtures';
 import { parseSamples, sample } from '../../helpers/prometheus-text';
@@ -101,33 +102,7 @@ describe('cache tags', () => {
 });
 
 describe('every road of deletion purges the image from the caches', () => {
-  const contentManager = (documentId: string) => `/content-manager/collection-types/${IMAGE_UID}/${documentId}`;
-  const roads: Array<[string, (image: Image) => Promise<void>]> = [
-    ['the delete link', async (image) => expect((await app.http.delete(app.pathOf(image.delete_url)).set('Accept', 'application/json')).status).toBe(200)],
-    ['the API', async (image) => expect((await app.http.post('/api/1/delete').set('X-API-Key', app.key).field('id', image.id_encoded)).status).toBe(200)],
-    ['the Image API page', async (image) => expect((await app.http.delete(`/image-api/images/${image.id_encoded}`).set(auth)).status).toBe(204)],
-    [
-      'the Content Manager',
-      async (image) => {
-        const record = await app.strapi.db.query(IMAGE_UID).findOne({ where: { id_encoded: image.id_encoded } });
-        expect((await app.http.delete(contentManager(record.documentId)).set(auth)).status).toBe(200);
-      },
-    ],
-    [
-      'the Media Library',
-      async (image) => {
-        const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });
-        expect((await app.http.delete(`/upload/files/${file.id}`).set(auth)).status).toBe(200);
-      },
-    ],
-    [
-      'the expiry sweep',
-      async (image) => {
-        await app.strapi.db.connection('image_api_images').where('id_encoded', image.id_encoded).update({ expires_at: new Date(Date.now() - 1000) });
-        expect(await service('expiry-sweep').run()).toBeGreaterThanOrEqual(1);
-      },
-    ],
-  ];
+  const roads = deletionRoads(app, () => auth);
 
   test.each(roads)('%s: one purge of its tag, sent once its files are gone; again once the lookups have run out; a third round waits', async (_road, remove) => {
     const image = await upload();
