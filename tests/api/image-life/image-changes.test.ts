@@ -5,13 +5,14 @@
  * change would answer the old image: the image lookups live 1 s (delivery/image-sources.ts), and
  * every assertion here is made well within that.
  *
- * Covered elsewhere: the API delete (tests/api/delivery/direct-urls.test.ts and transformations.test.ts),
- * the focal point moved in the Media Library (transformations.test.ts), the expiry reached
+ * The roads of deletion are tests/helpers/deletion-roads.ts's. Covered elsewhere: the focal point
+ * moved in the Media Library (transformations.test.ts), the expiry reached
  * (image-life/expiration.test.ts), and a key's changes (tests/api/keys/api-keys.test.ts).
  */
 import fs from 'fs';
 import path from 'path';
 import { useApp } from '../../helpers/app';
+import { deletionRoads } from '../../helpers/deletion-roads';
 import { adminToken } from '../../helpers/admin';
 import { jpeg } from '../../helpers/fixtures';
 
@@ -84,42 +85,7 @@ const recordOf = (image: Image) => app.strapi.db.query(IMAGE_UID).findOne({ wher
 const contentManager = (documentId: string) => `/content-manager/collection-types/${IMAGE_UID}/${documentId}`;
 
 describe('deleted, by each road, right after it was served from memory: every URL answers 404 at once', () => {
-  const roads: Array<[string, (image: Image) => Promise<void>]> = [
-    [
-      'the delete link',
-      async (image) => {
-        expect((await app.http.delete(app.pathOf(image.delete_url)).set('Accept', 'application/json')).status).toBe(200);
-      },
-    ],
-    [
-      'the Image API page',
-      async (image) => {
-        expect((await app.http.delete(`/image-api/images/${image.id_encoded}`).set(auth)).status).toBe(204);
-      },
-    ],
-    [
-      'the Content Manager',
-      async (image) => {
-        const record = await recordOf(image);
-        expect((await app.http.delete(contentManager(record.documentId)).set(auth)).status).toBe(200);
-      },
-    ],
-    [
-      'the Media Library',
-      async (image) => {
-        const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });
-        expect((await app.http.delete(`/upload/files/${file.id}`).set(auth)).status).toBe(200);
-      },
-    ],
-    [
-      'the expiry sweep',
-      async (image) => {
-        // Expired behind every cache's back (no signal): the sweep's removal is what reaches them.
-        await app.strapi.db.connection('image_api_images').where('id_encoded', image.id_encoded).update({ expires_at: new Date(Date.now() - 1000) });
-        expect(await app.strapi.plugin('image-api').service('expiry-sweep').run()).toBeGreaterThanOrEqual(1);
-      },
-    ],
-  ];
+  const roads = deletionRoads(app, () => auth);
 
   test.each(roads)('%s', async (road, remove) => {
     const image = await upload(`${road.replace(/ /g, '-')}.jpg`);
@@ -167,7 +133,10 @@ describe('edited in the Content Manager', () => {
     for (const url of urlsOf(image).direct) expect(fs.existsSync(path.join(app.uploadsDir, path.basename(url)))).toBe(true);
     const future = await app.http.put(contentManager(record.documentId)).set(auth).send({ expires_at: new Date(Date.now() + 3_600_000).toISOString() });
     expect(future.status).toBe(200);
-    expect(await answers(image)).toEqual(served(image));
+    // Served again, cached until the new expiry at most (an hour: max-age is the seconds left).
+    const lastingAnHour = (found: Array<[string, number, string | undefined]>) =>
+      found.map(([url, status, cacheControl]): [string, number, string | undefined] => [url, status, cacheControl?.replace(/^public, max-age=(359\d|3600), immutable$/, IMMUTABLE)]);
+    expect(lastingAnHour(await answers(image))).toEqual(served(image));
   });
 
   test('a new title: the viewer page shows it at once; every URL still serves the image', async () => {

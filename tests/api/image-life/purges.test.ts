@@ -11,6 +11,7 @@
 import fs from 'fs';
 import path from 'path';
 import { useApp } from '../../helpers/app';
+import { deletionRoads } from '../../helpers/deletion-roads';
 import { adminToken } from '../../helpers/admin';
 import { jpeg } from '../../helpers/fixtures';
 import { parseSamples, sample } from '../../helpers/prometheus-text';
@@ -30,6 +31,8 @@ afterAll(async () => {
 const app = useApp(env);
 const service = (name: string) => app.strapi.plugin('image-api').service(name);
 const purgeRows = (): Promise<Array<Record<string, any>>> => app.strapi.db.connection('image_api_purges').select('*');
+/** A JSON column as read: text on SQLite and PostgreSQL's json, parsed already on MySQL. */
+const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
 
 let auth: { Authorization: string };
 beforeAll(async () => {
@@ -64,7 +67,7 @@ async function until(what: string, condition: () => Promise<boolean>, timeoutMs 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
-const roundOf = async (idEncoded: string) => (await purgeRows()).find((row) => JSON.parse(row.tags)[0] === `img-${idEncoded}`)?.round;
+const roundOf = async (idEncoded: string) => (await purgeRows()).find((row) => json(row.tags)[0] === `img-${idEncoded}`)?.round;
 
 const counters = async () => parseSamples((await service('metrics').exposition()).body);
 const purges = async (outcome: string) => sample(await counters(), `image_api_purges_total{purger="varnish",outcome="${outcome}"}`);
@@ -99,33 +102,7 @@ describe('cache tags', () => {
 });
 
 describe('every road of deletion purges the image from the caches', () => {
-  const contentManager = (documentId: string) => `/content-manager/collection-types/${IMAGE_UID}/${documentId}`;
-  const roads: Array<[string, (image: Image) => Promise<void>]> = [
-    ['the delete link', async (image) => expect((await app.http.delete(app.pathOf(image.delete_url)).set('Accept', 'application/json')).status).toBe(200)],
-    ['the API', async (image) => expect((await app.http.post('/api/1/delete').set('X-API-Key', app.key).field('id', image.id_encoded)).status).toBe(200)],
-    ['the Image API page', async (image) => expect((await app.http.delete(`/image-api/images/${image.id_encoded}`).set(auth)).status).toBe(204)],
-    [
-      'the Content Manager',
-      async (image) => {
-        const record = await app.strapi.db.query(IMAGE_UID).findOne({ where: { id_encoded: image.id_encoded } });
-        expect((await app.http.delete(contentManager(record.documentId)).set(auth)).status).toBe(200);
-      },
-    ],
-    [
-      'the Media Library',
-      async (image) => {
-        const file = await app.strapi.db.query('plugin::upload.file').findOne({ where: { hash: image.name } });
-        expect((await app.http.delete(`/upload/files/${file.id}`).set(auth)).status).toBe(200);
-      },
-    ],
-    [
-      'the expiry sweep',
-      async (image) => {
-        await app.strapi.db.connection('image_api_images').where('id_encoded', image.id_encoded).update({ expires_at: new Date(Date.now() - 1000) });
-        expect(await service('expiry-sweep').run()).toBeGreaterThanOrEqual(1);
-      },
-    ],
-  ];
+  const roads = deletionRoads(app, () => auth);
 
   test.each(roads)('%s: one purge of its tag, sent once its files are gone; again once the lookups have run out; a third round waits', async (_road, remove) => {
     const image = await upload();
@@ -149,7 +126,7 @@ describe('every road of deletion purges the image from the caches', () => {
     // Then the row waits for its third round, about 10 s later.
     await until('the third round', async () => (await roundOf(image.id_encoded)) === 3);
     const [row] = await purgeRows();
-    expect([row.round, row.attempts, JSON.parse(row.owed), JSON.parse(row.tags), JSON.parse(row.urls), row.last_error]).toEqual([3, 0, ['varnish'], [`img-${image.id_encoded}`], [], null]);
+    expect([row.round, row.attempts, json(row.owed), json(row.tags), json(row.urls), row.last_error]).toEqual([3, 0, ['varnish'], [`img-${image.id_encoded}`], [], null]);
     expect(new Date(row.due_at).getTime() - Date.now()).toBeGreaterThan(8000);
   });
 });
@@ -174,6 +151,13 @@ test('purges that come within 100 ms of each other go in one request; a burst of
   await varnish.waitForTag('img-c4');
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(varnish.received.slice(before).map((request) => request.headers['xkey-purge'])).toEqual(['img-c1 img-c2 img-c3 img-c4']);
+  // Their second rounds fall due together too (a 100 ms slot, which they may straddle).
+  await varnish.waitForTag('img-c1', 2);
+  await varnish.waitForTag('img-c4', 2);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const second = varnish.received.slice(before + 1);
+  expect(second.length).toBeLessThanOrEqual(2);
+  expect(second.flatMap((request) => String(request.headers['xkey-purge']).split(' ')).sort()).toEqual(['img-c1', 'img-c2', 'img-c3', 'img-c4']);
 
   const images = await Promise.all(Array.from({ length: 6 }, (_, i) => upload(`burst-${i}.jpg`)));
   const from = varnish.received.length;
@@ -209,7 +193,7 @@ test('a purger that is down loses no purge: brought back, it gets every one, wit
     // The first attempts fail (connection refused); the purges wait in the database.
     await until('both first attempts failed', async () => (await purges('failed')) - failedBefore >= 2, 5000);
     const owed = await purgeRows();
-    expect(owed.map((row) => [JSON.parse(row.tags)[0], row.round, JSON.parse(row.owed)]).sort()).toEqual(
+    expect(owed.map((row) => [json(row.tags)[0], row.round, json(row.owed)]).sort()).toEqual(
       [[`img-${a.id_encoded}`, 1, ['varnish']], [`img-${b.id_encoded}`, 1, ['varnish']]].sort()
     );
     for (const row of owed) expect(row.last_error).toMatch(/^image-api: varnish purge of .* failed: /);

@@ -76,8 +76,8 @@ function span(kind: string, index: number, size: number, length: number, total: 
 
 /** Cloudflare's own words for a failure: ` (10000 Authentication error; ...)`, or nothing. */
 function errorsOf(answer: PurgeAnswer): string {
-  const errors = (answerJson(answer) as { errors?: unknown } | undefined)?.errors;
-  if (!Array.isArray(errors) || errors.length === 0) return '';
-  const said = errors.map((error: { code?: unknown; message?: unknown }) => [error?.code, error?.message].filter((part) => part !== undefined).join(' '));
+  const reported = (answerJson(answer) as { errors?: unknown } | undefined)?.errors;
+  if (!Array.isArray(reported) || reported.length === 0) return '';
+  const said = reported.map((error: { code?: unknown; message?: unknown }) => [error?.code, error?.message].filter((part) => part !== undefined).join(' '));
   return ` (${said.join('; ').slice(0, 300)})`;
 }

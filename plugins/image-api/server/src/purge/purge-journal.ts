@@ -77,8 +77,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   let purgers: Purger[] | null = null;
   const configured = () => (purgers ??= configuredPurgers(getConfig(strapi)));
   const sending = new Set<Promise<unknown>>();
-  /** The next rounds this instance sends when they are due (after it acknowledged the one before). */
-  const rounds = new Set<NodeJS.Timeout>();
+  /**
+   * The next rounds this instance sends when they are due (after it acknowledged the one before),
+   * by the COALESCE_MS slot they fall in: those of one slot go together.
+   */
+  const rounds = new Map<number, { due: Array<{ id: number; round: number }>; timer: NodeJS.Timeout }>();
   /** New purges waiting for the coalesced send (sendSoon). */
   let fresh: number[] = [];
   let freshTimer: NodeJS.Timeout | null = null;
@@ -211,18 +214,27 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     void work.finally(() => sending.delete(work));
   };
 
-  /** Sends round `round` of the purge `id` in `delayMs`, unless another instance took it first. */
+  /** Sends round `round` of the purge `id` in `delayMs` (with others due then), unless another instance took it first. */
   function sendLater(id: number, round: number, delayMs: number): void {
+    const slot = Math.ceil((Date.now() + delayMs) / COALESCE_MS);
+    const pending = rounds.get(slot);
+    if (pending) {
+      pending.due.push({ id, round });
+      return;
+    }
+    const due = [{ id, round }];
     const timer = setTimeout(() => {
-      rounds.delete(timer);
+      rounds.delete(slot);
       track(
-        sendRows((query) => query.where({ id, [column('round')]: round, [column('attempts')]: 0 })).catch((error) =>
-          strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`)
-        )
+        sendRows((query) =>
+          query.where((any) => {
+            for (const row of due) any.orWhere({ id: row.id, [column('round')]: row.round, [column('attempts')]: 0 });
+          })
+        ).catch((error) => strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`))
       );
-    }, delayMs);
+    }, slot * COALESCE_MS - Date.now());
     timer.unref();
-    rounds.add(timer);
+    rounds.set(slot, { due, timer });
   }
 
   return {
@@ -294,7 +306,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (freshTimer) clearTimeout(freshTimer);
       freshTimer = null;
       fresh = [];
-      for (const timer of rounds) clearTimeout(timer);
+      for (const { timer } of rounds.values()) clearTimeout(timer);
       rounds.clear();
       await poll.stop();
       await Promise.all([...sending]);
