@@ -69,7 +69,8 @@ function treeCpuMs(table, root) {
 /** The parts, each a list of root processes. */
 const partsOf = (state) => ({
   'instances (all)': state.instances.map((i) => i.pid),
-  Varnish: [state.pids.varnish],
+  // varnishncsa too: nginx's access log was nginx's own work.
+  Varnish: [state.pids.varnish, state.pids.varnishncsa],
   PostgreSQL: [state.pids.postgres],
   Redis: [state.pids.redis],
   'Ceph radosgw': [state.pids.radosgw],
