@@ -145,7 +145,7 @@ sub vcl_backend_response {
     unset beresp.http.Set-Cookie;
     return (deliver);
   }
-  # A draining instance answers 503 until its health check takes it out (up to 2 s): a GET goes to
+  # A draining instance answers 503 until its health check takes it out (2 to 3 s): a GET goes to
   # the next one, once (the next may be full too: its 503 and Retry-After then reach the client).
   if (beresp.status == 503 && (bereq.method == "GET" || bereq.method == "HEAD") && bereq.retries < 1) { return (retry); }
   if (beresp.http.Surrogate-Key) { set beresp.http.xkey = beresp.http.Surrogate-Key; }
