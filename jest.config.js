@@ -39,7 +39,7 @@ module.exports = {
     { ...withApp, displayName: 'api', testEnvironment: '<rootDir>/tests/helpers/quiet-environment.js', testMatch: ['<rootDir>/tests/api/**/*.test.ts'], ...timeout(60000) },
     // The app as a child process against servers of its own, faults injected under load (`test:faults`).
     { ...withApp, displayName: 'faults', testMatch: ['<rootDir>/tests/faults/**/*.test.ts'], ...timeout(180000) },
-    // `npm run cluster`: nginx, two instances, PostgreSQL, Redis and Ceph S3 (`test:cluster`); it builds what it needs.
+    // `npm run cluster`: Varnish, two instances, PostgreSQL, Redis and Ceph S3 (`test:cluster`); it builds what it needs.
     { ...shared, displayName: 'cluster', testMatch: ['<rootDir>/tests/cluster/**/*.test.ts'], setupFilesAfterEnv: [TIMEOUT, '<rootDir>/tests/helpers/openapi-setup.ts'], ...timeout(300000) },
     // Playwright driving Debian's Chromium against the built admin panel (`test:browser`).
     { ...withApp, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.ts'], ...timeout(180000) },

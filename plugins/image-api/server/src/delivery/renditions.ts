@@ -41,7 +41,7 @@ import { rendersPerAddress } from '../operations/render-gate';
 import { shareTicket } from '../operations/request-gate';
 import { isFileMissing, providerFile } from '../storage/media-store';
 import { errors } from '../http/api-error';
-import { renditionJournalName, type JournalledFile } from '../storage/journal';
+import { renditionJournalName, type JournalledFile, type KeptFile } from '../storage/journal';
 import type { NamedFile } from './image-sources';
 
 /** What a transformation asks of one source file. */
@@ -327,15 +327,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * files (named after their image, as its own files are); returns the files, to remove once it
      * commits.
      */
-    async takeFor(trx: Knex, imageNames: string[]): Promise<Map<string, JournalledFile[]>> {
-      const taken = new Map<string, JournalledFile[]>();
+    async takeFor(trx: Knex, imageNames: string[]): Promise<Map<string, KeptFile[]>> {
+      const taken = new Map<string, KeptFile[]>();
       if (imageNames.length === 0) return taken;
-      const query = trx(table()).whereIn(column(RENDITION_UID, 'image_name'), imageNames).select('id', column(RENDITION_UID, 'image_name'), 'hash', 'ext');
+      const query = trx(table()).whereIn(column(RENDITION_UID, 'image_name'), imageNames).select('id', column(RENDITION_UID, 'image_name'), 'hash', 'ext', 'url');
       const found: RenditionRow[] = await (sqlite() ? query : query.forUpdate());
       if (found.length === 0) return taken;
-      for (const row of found) taken.set(row.image_name, [...(taken.get(row.image_name) ?? []), { hash: row.hash, ext: row.ext }]);
+      for (const row of found) taken.set(row.image_name, [...(taken.get(row.image_name) ?? []), { hash: row.hash, ext: row.ext, url: row.url }]);
       await trx(table()).whereIn('id', found.map((row) => row.id)).del();
-      await getService(strapi, 'journal').openMany([...taken].map(([name, files]) => ({ name, files })), trx);
+      await getService(strapi, 'journal').openMany([...taken].map(([name, files]) => ({ name, files: files.map(({ hash, ext }) => ({ hash, ext })) })), trx);
       return taken;
     },
 

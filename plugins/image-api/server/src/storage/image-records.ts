@@ -8,7 +8,7 @@ import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, PLUGIN_ID } from '../config/constants';
 import { fileUrlsOf, type RemovableImage } from './image-removal';
-import type { JournalledFile } from './journal';
+import type { KeptFile } from './journal';
 import { createRowWriter } from '../database/sql-rows';
 import { transaction } from '../database/transaction';
 import type { SizedFile } from './usage-tally';
@@ -193,7 +193,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // Strapi emitted `media.delete` for the file; the plugin's `.delete` event needs the records.
       const events = getService(strapi, 'media-events');
       const snapshots = await events.snapshot(found.map((record: { id: number }) => record.id));
-      let kept = new Map<string, JournalledFile[]>();
+      let kept = new Map<string, KeptFile[]>();
       let purge: number | null = null;
       await transaction(strapi, async (trx) => {
         const views = await getService(strapi, 'usage-tally').viewsOf(trx, found.map((record: { id: number }) => record.id));
@@ -202,7 +202,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const removed = found.map((record: { id: number; api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file, views: views.get(record.id) ?? 0 }));
         await getService(strapi, 'usage-tally').removal(trx, removed);
         await getService(strapi, 'quotas').release(trx, removed);
-        purge = await getService(strapi, 'purges').record(trx, found.map((record: { id_encoded: string }) => ({ idEncoded: record.id_encoded, fileUrls: fileUrlsOf(file as Parameters<typeof fileUrlsOf>[0]) })));
+        purge = await getService(strapi, 'purges').record(trx, found.map((record: { id_encoded: string }) => ({ idEncoded: record.id_encoded, fileUrls: [...fileUrlsOf(file as Parameters<typeof fileUrlsOf>[0]), ...(kept.get(file.hash!) ?? []).map((kept) => kept.url)] })));
       });
       events.removed(snapshots, 'media-library');
       // The Media Library removed the file's own files; its kept transformations go here.

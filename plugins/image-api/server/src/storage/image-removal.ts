@@ -9,7 +9,7 @@ import type { Core } from '@strapi/strapi';
 import pLimit from 'p-limit';
 import { FILE_UID, IMAGE_UID } from '../config/constants';
 import { getService } from '../get-service';
-import type { JournalledFile } from './journal';
+import type { JournalledFile, KeptFile } from './journal';
 import type { RemovalCause } from './media-events';
 import { createRowWriter } from '../database/sql-rows';
 import { transaction } from '../database/transaction';
@@ -60,7 +60,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const snapshots = await events.snapshot(images.map((image) => image.id));
       const names = images.map((image) => image.name);
       await journal.openMany(images.map((image) => ({ name: image.name, files: filesOf(image) })));
-      let kept = new Map<string, JournalledFile[]>();
+      let kept = new Map<string, KeptFile[]>();
       let purge: number | null = null;
       try {
         await transaction(strapi, async (trx) => {
@@ -74,7 +74,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           await getService(strapi, 'usage-tally').removal(trx, removed);
           await getService(strapi, 'quotas').release(trx, removed);
           // What the caches in front must forget, recorded with the deletion: it cannot be lost.
-          purge = await getService(strapi, 'purges').record(trx, images.map((image) => ({ idEncoded: image.idEncoded, fileUrls: fileUrlsOf(image.file) })));
+          // The kept results' URLs too: an instance reads them through the provider's URL, which a
+          // bucket's CDN may have kept, and their names follow from the image's.
+          purge = await getService(strapi, 'purges').record(
+            trx,
+            images.map((image) => ({ idEncoded: image.idEncoded, fileUrls: [...fileUrlsOf(image.file), ...(kept.get(image.name) ?? []).map((file) => file.url)] }))
+          );
         });
       } catch (error) {
         await journal.closeNames(names).catch(() => undefined);

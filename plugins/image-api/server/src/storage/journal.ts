@@ -24,6 +24,9 @@ export interface JournalledFile {
   ext: string;
 }
 
+/** A kept transformation result's file, with its URL through the provider (a bucket's CDN may keep it: purge/). */
+export type KeptFile = JournalledFile & { url: string };
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const { model, toRow, insert } = createRowWriter(strapi);
   const table = () => model(PENDING_UPLOAD_UID).tableName;
