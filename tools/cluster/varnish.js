@@ -102,6 +102,9 @@ sub vcl_recv {
     # One Host for every object of the bucket: the one the instances' URLs (S3_BASE_URL) name,
     # and so the one their purges by URL name.
     set req.http.Host = "127.0.0.1:${bucketPort}";
+    # One URL too: a query string means nothing to an object, and an entry kept under one
+    # (?utm=...) would outlive the purge of the object's URL.
+    set req.url = regsub(req.url, "\\?.*$", "");
     set req.backend_hint = bucket;
     set req.http.X-Bucket = "1";
     unset req.http.Cookie;

@@ -118,7 +118,7 @@ test('an image that expires is kept by no cache past its expiry: max-age is the 
   }
 });
 
-test('cache tags name the image, and all of them; with no purger configured, not its key', async () => {
+test('cache tags name the image, and all of them (no purger configured: the same tags)', async () => {
   for (const url of [image.url, image.thumb.url, image.medium.url].map(app.pathOf)) {
     const res = await app.http.get(url);
     expect([res.status, res.headers['surrogate-key'], res.headers['cache-tag']]).toEqual([200, `img-${image.id_encoded} image-api`, `img-${image.id_encoded},image-api`]);

@@ -84,22 +84,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   getService(strapi, 'image-changes').subscribe(({ names }) => forget(names));
 
   async function lookUp(name: string): Promise<SourceImage | null> {
-    // The key's document id only for its cache tag, which is sent only with a purger configured.
-    const keyTagged = getService(strapi, 'purges').enabled();
     const record = await strapi.db.query(IMAGE_UID).findOne({
       where: { name },
       select: ['name', 'id_encoded', 'expires_at', 'createdAt'],
-      populate: {
-        file: { select: ['hash', 'ext', 'mime', 'width', 'height', 'url', 'formats', 'focalPoint'] },
-        ...(keyTagged ? { api_key: { select: ['documentId'] } } : {}),
-      },
+      populate: { file: { select: ['hash', 'ext', 'mime', 'width', 'height', 'url', 'formats', 'focalPoint'] } },
     });
     if (!record?.file) return null;
     const variants: Record<string, StoredFile> = {};
     for (const [key, format] of Object.entries((record.file.formats ?? {}) as Record<string, Record<string, unknown>>)) variants[key] = asStored(format);
     return {
       name: record.name,
-      tags: cacheTagsOf({ idEncoded: record.id_encoded, keyDocumentId: keyTagged ? (record.api_key?.documentId ?? null) : null }),
+      tags: cacheTagsOf(record.id_encoded),
       expiresAt: record.expires_at ? new Date(record.expires_at) : null,
       createdAt: new Date(record.createdAt),
       original: asStored(record.file),

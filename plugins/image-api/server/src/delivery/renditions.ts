@@ -205,6 +205,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         }
         return render(source, plan, settings, config.maxPixels);
       }).catch(gone);
+      // A render that outlived its lookup of the image (kept SOURCE_TTL_MS) answers only if the image
+      // is still there: deleted meanwhile, its purges may have gone by, and a cache in front would
+      // keep this answer for a month. A render within the lookup's second is covered by the purge's
+      // second round (purge/purge-journal.ts).
+      const sources = getService(strapi, 'image-sources');
+      const still = await sources.byName(request.source.image.name);
+      if (!still || !sources.isLive(still)) throw errors.imageNotFound();
       metrics.transformAnswered('render');
     } catch (error) {
       ticket.leave();

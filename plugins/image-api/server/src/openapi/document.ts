@@ -206,7 +206,7 @@ const imageAnswers = (maxAge: number, varies: boolean) => ({
     headers: {
       ETag: { schema: { type: 'string' } },
       'Cache-Control': { schema: { type: 'string' } },
-      'Surrogate-Key': { description: 'Cache tags naming the image, space-separated: `img-<id_encoded>`, `image-api` (and `key-<documentId>` with a purger configured), for the caches in front that a deletion purges', schema: { type: 'string' } },
+      'Surrogate-Key': { description: 'Cache tags naming the image, space-separated: `img-<id_encoded>` and `image-api`, for the caches in front that a deletion purges', schema: { type: 'string' } },
       'Cache-Tag': { description: 'The same tags, comma-separated (Cloudflare)', schema: { type: 'string' } },
     },
     content: imageContent(),

@@ -44,6 +44,12 @@ export const ROUND_DELAYS_MS = [SOURCE_TTL_MS + 200, 10_000] as const;
  * purge quota lasts.
  */
 export const COALESCE_MS = 100;
+/**
+ * A row owing only purgers this instance lacks (configured elsewhere: `purge` should be the same on
+ * every instance) is left to the others this long, so it never stands in the way of rows this
+ * instance can send.
+ */
+const NOT_MINE_MS = 10_000;
 /** Rows a poll sends at once (their tags and URLs in one purge per purger). */
 const BATCH = 50;
 
@@ -61,6 +67,7 @@ interface PurgeRow {
   id: number;
   tags: string[];
   urls: string[];
+  purgers: PurgerName[];
   owed: PurgerName[];
   round: number;
   attempts: number;
@@ -97,11 +104,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     id: Number(row.id),
     tags: parsed<string[]>(row[column('tags')]),
     urls: parsed<string[]>(row[column('urls')]),
+    purgers: parsed<PurgerName[]>(row[column('purgers')]),
     owed: parsed<PurgerName[]>(row[column('owed')]),
     round: Number(row[column('round')]),
     attempts: Number(row[column('attempts')]),
   });
-  const rowColumns = () => ['id', ...['tags', 'urls', 'owed', 'round', 'attempts'].map(column)];
+  const rowColumns = () => ['id', ...['tags', 'urls', 'purgers', 'owed', 'round', 'attempts'].map(column)];
+  /** Purger names already warned of, as owed here and configured elsewhere. */
+  const warnedOf = new Set<string>();
 
   /** Takes a row for one attempt; false when another instance (or attempt) took it first. */
   async function take(row: PurgeRow): Promise<boolean> {
@@ -159,7 +169,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         .update({
           [column('round')]: next,
           [column('attempts')]: 0,
-          [column('owed')]: JSON.stringify(configured().map((purger) => purger.name)),
+          [column('owed')]: JSON.stringify(row.purgers),
           [column('due_at')]: clock.later(delay),
           [column('last_error')]: null,
         });
@@ -174,13 +184,31 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const mine = new Set(configured().map((purger) => purger.name));
     const found = ((await select(strapi.db.connection(table()).select(rowColumns()))) as Array<Record<string, unknown>>).map(readRow);
     const taken: PurgeRow[] = [];
+    const notMine: PurgeRow[] = [];
     for (const row of found) {
-      if (row.owed.some((name) => mine.has(name)) && (await take(row))) taken.push({ ...row, attempts: row.attempts + 1 });
+      if (!row.owed.some((name) => mine.has(name))) notMine.push(row);
+      else if (await take(row)) taken.push({ ...row, attempts: row.attempts + 1 });
     }
+    if (notMine.length > 0) await leaveToOthers(notMine);
     if (taken.length === 0) return 0;
     const outcomes = await send(taken);
     for (const row of taken) await settle(row, outcomes);
     return taken.length;
+  }
+
+  /** Rows owing only purgers configured elsewhere: due again for them in NOT_MINE_MS, and said once. */
+  async function leaveToOthers(rows: PurgeRow[]): Promise<void> {
+    for (const row of rows) {
+      await strapi.db
+        .connection(table())
+        .where({ id: row.id, [column('round')]: row.round, [column('attempts')]: row.attempts })
+        .update({ [column('due_at')]: clock.later(NOT_MINE_MS) });
+    }
+    const names = [...new Set(rows.flatMap((row) => row.owed))].filter((name) => !warnedOf.has(name));
+    if (names.length > 0) {
+      for (const name of names) warnedOf.add(name);
+      strapi.log.warn(`image-api: purges are owed to ${names.join(', ')}, which this instance's option purge does not configure: set the same purge option on every instance`);
+    }
   }
 
   /** Gives up the purges still owed once the caches' max-age has passed since their deletion. */
@@ -254,6 +282,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const row = toRow(PURGE_UID, {
         tags: targets.map(({ idEncoded }) => imageTag(idEncoded)),
         urls,
+        purgers: purgerNames,
         owed: purgerNames,
         round: 1,
         attempts: 0,

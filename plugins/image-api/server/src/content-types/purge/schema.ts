@@ -23,6 +23,8 @@ export default {
     tags: { type: 'json', required: true },
     // Absolute URLs of their files served without tags (a bucket behind a CDN).
     urls: { type: 'json', required: true },
+    // The purgers (by name) configured where it was recorded: each round owes them all.
+    purgers: { type: 'json', required: true },
     // The purgers (by name) that have not acknowledged this round yet.
     owed: { type: 'json', required: true },
     // 1: sent at once; 2: sent again once other instances' lookups of the images have run out.
