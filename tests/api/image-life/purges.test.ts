@@ -137,11 +137,12 @@ describe('every road of deletion purges the image from the caches', () => {
     }
     expect(filesAtPurge[0]).toEqual([false, false, false]);
     // Round 2, once every instance's lookup of the image has run out (1 s), by this instance.
-    const [first, second] = await varnish.waitForTag(`img-${image.id_encoded}`, 2, 5000);
+    const [first, second] = await varnish.waitForTag(`img-${image.id_encoded}`, 2, 8000);
     expect(second.at - first.at).toBeGreaterThanOrEqual(1100);
-    expect(second.at - first.at).toBeLessThan(2500);
+    // Not the third round's 10 s (the bound leaves room for a loaded machine's timers).
+    expect(second.at - first.at).toBeLessThan(6000);
     // Then the row waits for its third round, about 10 s later.
-    await until('the third round', async () => (await roundOf(image.id_encoded)) === 3);
+    await until('the third round', async () => (await roundOf(image.id_encoded)) === 3, 6000);
     const [row] = await purgeRows();
     expect([row.round, row.attempts, json(row.owed), json(row.tags), json(row.urls), row.last_error]).toEqual([3, 0, ['varnish'], [`img-${image.id_encoded}`], [], null]);
     expect(new Date(row.due_at).getTime() - Date.now()).toBeGreaterThan(8000);
@@ -151,7 +152,7 @@ describe('every road of deletion purges the image from the caches', () => {
 test('the third round: sent once due, by any instance\'s poll, after which nothing is owed', async () => {
   const image = await upload();
   expect((await app.http.delete(app.pathOf(image.delete_url)).set('Accept', 'application/json')).status).toBe(200);
-  await until('the third round', async () => (await roundOf(image.id_encoded)) === 3, 5000);
+  await until('the third round', async () => (await roundOf(image.id_encoded)) === 3, 10_000);
   // Its time come (the poll runs every 500 ms).
   await app.strapi.db.connection('image_api_purges').update({ due_at: new Date(Date.now() - 1000) });
   await varnish.waitForTag(`img-${image.id_encoded}`, 3, 3000);
@@ -168,13 +169,10 @@ test('purges that come within 100 ms of each other go in one request; a burst of
   await varnish.waitForTag('img-c4');
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect(varnish.received.slice(before).map((request) => request.headers['xkey-purge'])).toEqual(['img-c1 img-c2 img-c3 img-c4']);
-  // Their second rounds fall due together too (a 100 ms slot, which they may straddle).
-  await varnish.waitForTag('img-c1', 2);
+  // Their second rounds fall due together too.
   await varnish.waitForTag('img-c4', 2);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const second = varnish.received.slice(before + 1);
-  expect(second.length).toBeLessThanOrEqual(2);
-  expect(second.flatMap((request) => String(request.headers['xkey-purge']).split(' ')).sort()).toEqual(['img-c1', 'img-c2', 'img-c3', 'img-c4']);
+  expect(varnish.received.slice(before + 1).map((request) => request.headers['xkey-purge'])).toEqual(['img-c1 img-c2 img-c3 img-c4']);
 
   const images = await Promise.all(Array.from({ length: 6 }, (_, i) => upload(`burst-${i}.jpg`)));
   const from = varnish.received.length;

@@ -151,8 +151,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return outcomes;
   }
 
-  /** After an attempt: the row's next round, its end, or what it still owes. */
-  async function settle(row: PurgeRow, outcomes: Map<PurgerName, Error | null>): Promise<void> {
+  /** After an attempt: the row's next round (returned, for this instance to send), its end, or what it still owes. */
+  async function settle(row: PurgeRow, outcomes: Map<PurgerName, Error | null>): Promise<{ id: number; round: number; delayMs: number } | null> {
     const knex = strapi.db.connection;
     const left = row.owed.filter((name) => outcomes.get(name) !== null);
     const same = { id: row.id, [column('round')]: row.round };
@@ -173,10 +173,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           [column('due_at')]: clock.later(delay),
           [column('last_error')]: null,
         });
-      if (Number(moved) === 1) sendLater(row.id, next, delay);
+      if (Number(moved) === 1) return { id: row.id, round: next, delayMs: delay };
     } else {
       await knex(table()).where(same).del();
     }
+    return null;
   }
 
   /** Sends the rows `select` picks that owe a purger of this instance's; returns how many it sent. */
@@ -192,7 +193,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (notMine.length > 0) await leaveToOthers(notMine);
     if (taken.length === 0) return 0;
     const outcomes = await send(taken);
-    for (const row of taken) await settle(row, outcomes);
+    const next: Array<{ id: number; round: number; delayMs: number }> = [];
+    for (const row of taken) {
+      const round = await settle(row, outcomes);
+      if (round) next.push(round);
+    }
+    // Timed from one instant: the rounds of purges sent together go together again.
+    const now = Date.now();
+    for (const round of next) sendLater(round.id, round.round, round.delayMs, now);
     return taken.length;
   }
 
@@ -243,8 +251,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   };
 
   /** Sends round `round` of the purge `id` in `delayMs` (with others due then), unless another instance took it first. */
-  function sendLater(id: number, round: number, delayMs: number): void {
-    const slot = Math.ceil((Date.now() + delayMs) / COALESCE_MS);
+  function sendLater(id: number, round: number, delayMs: number, from = Date.now()): void {
+    const slot = Math.ceil((from + delayMs) / COALESCE_MS);
     const pending = rounds.get(slot);
     if (pending) {
       pending.due.push({ id, round });
@@ -260,7 +268,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           })
         ).catch((error) => strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`))
       );
-    }, slot * COALESCE_MS - Date.now());
+    }, Math.max(0, slot * COALESCE_MS - Date.now()));
     timer.unref();
     rounds.set(slot, { due, timer });
   }
