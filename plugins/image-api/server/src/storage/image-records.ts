@@ -11,6 +11,7 @@ import { fileUrlsOf, type RemovableImage } from './image-removal';
 import type { KeptFile } from './journal';
 import { createRowWriter } from '../database/sql-rows';
 import { transaction } from '../database/transaction';
+import { retryTransient } from '../database/transient-errors';
 import type { SizedFile } from './usage-tally';
 import { getService } from '../get-service';
 
@@ -195,7 +196,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const snapshots = await events.snapshot(found.map((record: { id: number }) => record.id));
       let kept = new Map<string, KeptFile[]>();
       let purge: number | null = null;
-      await transaction(strapi, async (trx) => {
+      // Rolled back by a deadlock with another deletion (MySQL/MariaDB): run again.
+      await retryTransient(() => transaction(strapi, async (trx) => {
         const views = await getService(strapi, 'usage-tally').viewsOf(trx, found.map((record: { id: number }) => record.id));
         await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
         kept = await getService(strapi, 'renditions').takeFor(trx, [file.hash!]);
@@ -203,7 +205,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await getService(strapi, 'usage-tally').removal(trx, removed);
         await getService(strapi, 'quotas').release(trx, removed);
         purge = await getService(strapi, 'purges').record(trx, found.map((record: { id_encoded: string }) => ({ idEncoded: record.id_encoded, fileUrls: [...fileUrlsOf(file as Parameters<typeof fileUrlsOf>[0]), ...(kept.get(file.hash!) ?? []).map((kept) => kept.url)] })));
-      });
+      }));
       events.removed(snapshots, 'media-library');
       // The Media Library removed the file's own files; its kept transformations go here.
       getService(strapi, 'image-changes').changed('deleted', [file.hash]);

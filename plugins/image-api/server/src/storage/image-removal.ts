@@ -13,6 +13,7 @@ import type { JournalledFile, KeptFile } from './journal';
 import type { RemovalCause } from './media-events';
 import { createRowWriter } from '../database/sql-rows';
 import { transaction } from '../database/transaction';
+import { retryTransient } from '../database/transient-errors';
 
 /** What a deletion needs to know of an image. */
 export interface RemovableImage {
@@ -63,7 +64,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       let kept = new Map<string, KeptFile[]>();
       let purge: number | null = null;
       try {
-        await transaction(strapi, async (trx) => {
+        // Concurrent deletions may deadlock on MySQL/MariaDB (the link tables' gap locks): the whole
+        // transaction was rolled back, and runs again.
+        await retryTransient(() => transaction(strapi, async (trx) => {
           const views = await getService(strapi, 'usage-tally').viewsOf(trx, images.map((image) => image.id));
           await rows.remove(trx, IMAGE_UID, images.map((image) => image.id));
           // After the image rows (whose locks a render waits on to record its result): every kept
@@ -80,7 +83,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             trx,
             images.map((image) => ({ idEncoded: image.idEncoded, fileUrls: [...fileUrlsOf(image.file), ...(kept.get(image.name) ?? []).map((file) => file.url)] }))
           );
-        });
+        }));
       } catch (error) {
         await journal.closeNames(names).catch(() => undefined);
         throw error;
