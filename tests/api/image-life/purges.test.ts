@@ -38,7 +38,7 @@ beforeAll(async () => {
   auth = { Authorization: `Bearer ${await adminToken(app)}` };
 });
 afterEach(async () => {
-  // Each test starts with no purge owed (the second rounds of the test before are of no interest).
+  // Each test starts with no purge owed (the later rounds of the test before are of no interest).
   await app.strapi.db.connection('image_api_purges').del();
 });
 

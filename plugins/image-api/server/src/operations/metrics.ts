@@ -89,7 +89,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   });
   new Gauge({
     name: 'image_api_purges_owed',
-    help: 'Purges recorded and not yet acknowledged by every purger (both rounds); growing: a purger is down.',
+    help: 'Purges recorded and not yet acknowledged by every purger (every round); growing: a purger is down.',
     registers,
     async collect() {
       this.set(await getService(strapi, 'purges').owed());

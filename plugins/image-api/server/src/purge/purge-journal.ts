@@ -85,13 +85,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const configured = () => (purgers ??= configuredPurgers(getConfig(strapi)));
   const sending = new Set<Promise<unknown>>();
   /**
-   * The next rounds this instance sends when they are due (after it acknowledged the one before),
-   * by the COALESCE_MS slot they fall in: those of one slot go together.
+   * The rounds this instance sends when they are due (a new purge's first, the next after it
+   * acknowledged one), by the COALESCE_MS slot they fall in: those of one slot go together.
    */
   const rounds = new Map<number, { due: Array<{ id: number; round: number }>; timer: NodeJS.Timeout }>();
-  /** New purges waiting for the coalesced send (sendSoon). */
-  let fresh: number[] = [];
-  let freshTimer: NodeJS.Timeout | null = null;
 
   /** The base of the URLs a CDN in front of the bucket serves (the S3 provider's `baseUrl`), if any. */
   const cdnBase = (): string | null => {
@@ -308,24 +305,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * files are gone). Nothing waits for it; a failure leaves the row to the polls.
      */
     sendSoon(id: number | null): void {
-      if (id === null) return;
-      fresh.push(id);
-      freshTimer ??= setTimeout(() => {
-        const ids = fresh;
-        fresh = [];
-        freshTimer = null;
-        track(
-          sendRows((query) => query.whereIn('id', ids).where({ [column('round')]: 1, [column('attempts')]: 0 })).catch((error) =>
-            strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`)
-          )
-        );
-      }, COALESCE_MS);
+      if (id !== null) sendLater(id, 1, COALESCE_MS);
     },
 
     /** Sends what is due now (the poll; tests call it). */
     run: (): Promise<number> => poll.run(),
 
-    /** Purges recorded and not yet acknowledged (both rounds): the metrics' gauge. */
+    /** Purges recorded and not yet acknowledged (every round): the metrics' gauge. */
     async owed(): Promise<number> {
       if (!this.enabled()) return 0;
       const [{ count }] = await strapi.db.connection(table()).count({ count: '*' });
@@ -339,10 +325,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /** Stops polling; waits for the sends under way. */
     async stop(): Promise<void> {
-      // What waits to be coalesced is in the database: the next poll, here or elsewhere, sends it.
-      if (freshTimer) clearTimeout(freshTimer);
-      freshTimer = null;
-      fresh = [];
+      // What waits for its slot is in the database: the next poll, here or elsewhere, sends it.
       for (const { timer } of rounds.values()) clearTimeout(timer);
       rounds.clear();
       await poll.stop();

@@ -1,8 +1,8 @@
 /**
  * Purges owed to the caches and CDNs in front (purge/purge-journal.ts): a row is written in the
- * transaction that deletes images, and goes once every configured purger has acknowledged it twice
- * (at once, and again after other instances' caches of the image have run out), or once the caches'
- * max-age has passed.
+ * transaction that deletes images, and goes once every configured purger has acknowledged its three
+ * rounds (at once, once other instances' lookups of the images have run out, and ~10 s later), or
+ * once the caches' max-age has passed.
  */
 export default {
   kind: 'collectionType',
@@ -27,7 +27,7 @@ export default {
     purgers: { type: 'json', required: true },
     // The purgers (by name) that have not acknowledged this round yet.
     owed: { type: 'json', required: true },
-    // 1: sent at once; 2: sent again once other instances' lookups of the images have run out.
+    // 1: sent at once; 2: again once other instances' lookups of the images have run out; 3: ~10 s later.
     round: { type: 'integer', required: true },
     // Attempts of this round so far.
     attempts: { type: 'integer', required: true },
