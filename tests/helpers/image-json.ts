@@ -10,8 +10,19 @@ export const IMAGE_FIELDS = [
   'size_formatted', 'mime', 'bits', 'channels', 'url', 'url_viewer', 'thumb', 'medium', 'views_label',
   'display_url', 'how_long_ago',
 ];
+/** What tests read of an upload's answer (`image`): its names and its URLs. */
+export interface UploadedImage {
+  id_encoded: string;
+  name: string;
+  url: string;
+  url_viewer: string;
+  delete_url: string;
+  thumb: { url: string };
+  medium: { url: string };
+}
+
 /** Ours, after the document's fields. */
-export const EXTRA_FIELDS = ['title', 'delete_url', 'expiration_date_gmt', 'placeholder', 'dominant_color'];
+export const EXTRA_FIELDS = ['title', 'delete_url', 'expiration_date_gmt', 'placeholder', 'dominant_color', 'moderation'];
 export const VARIANT_FIELDS = [
   'filename', 'name', 'width', 'height', 'ratio', 'size', 'size_formatted', 'mime', 'extension', 'bits',
   'channels', 'url',

@@ -2,7 +2,7 @@
 /**
  * Serving images (docs/api.md, "Serving images"), as ratios measured in one run (docs/performance.md, "Serving"):
  *
- *   npm run bench:delivery [-- --seconds 3] [--rounds 2] [--skip efforts,memory,wrk]
+ *   npm run bench:delivery [-- --seconds 3] [--rounds 2] [--skip efforts,memory,wrk] [--perf]
  *
  *   a. a render of a 12 MP JPEG to 800 px wide JPEG through /img (each request a new result), against
  *      the bare pipeline (sharp's resize and encode of the same bytes in this process), concurrency 2;
@@ -12,6 +12,9 @@
  *   d. 64 distinct 12 MP renders at once: the server's peak RSS and the statuses (200 or 503, never 500);
  *   e. a hot file (a kept result, and a 66 KB variant) served by the app against nginx serving the
  *      same file from disk, `wrk` with 8 connections (Debian's wrk and nginx, installed if missing).
+ *
+ * `--perf`: one more round of a. under Linux perf (perf-profile.js), the floor's process and the
+ * server each sampled while they render: CPU ms per render by thread, library and function.
  *
  * The production app on a scratch SQLite database (servers.js). Only loopback traffic.
  */
@@ -34,12 +37,14 @@ const { cpuBetween, sampleRss, threadCpuMs } = require('../support/servers/proce
 const { freePort, waitForPort } = require('../support/servers/ports');
 const { ensurePackages } = require('../support/servers/debian-packages');
 const { startServer } = require('./servers');
+const { perfAvailable, recordPerf, summarizePerf, comparePerf } = require('./perf-profile');
 
 const { values: opts } = parseArgs({
   options: {
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '2' },
     skip: { type: 'string', default: '' },
+    perf: { type: 'boolean', default: false },
   },
 });
 const SECONDS = Number(opts.seconds);
@@ -125,16 +130,27 @@ http { access_log off; sendfile on; tcp_nopush on; open_file_cache max=1000; typ
       const sample = await run();
       return { ...sample, ...cpuBetween(before, threadCpuMs(pid)) };
     };
+    const floorRender = () => measure(() => sharp(source.bytes).resize({ width: 800 }).jpeg({ quality: 85 }).toBuffer(), 2, SECONDS);
+    const oursRender = () =>
+      measure(async () => {
+        const res = await get(server.port, urlOf({ width: width++, format: 'jpg' }));
+        if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      }, 2, SECONDS);
     for (let round = 0; round < ROUNDS; round++) {
-      a.floor.push(await withCpu(process.pid, () => measure(() => sharp(source.bytes).resize({ width: 800 }).jpeg({ quality: 85 }).toBuffer(), 2, SECONDS)));
-      a.ours.push(
-        await withCpu(server.pid, () =>
-          measure(async () => {
-            const res = await get(server.port, urlOf({ width: width++, format: 'jpg' }));
-            if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-          }, 2, SECONDS)
-        )
-      );
+      a.floor.push(await withCpu(process.pid, floorRender));
+      a.ours.push(await withCpu(server.pid, oursRender));
+    }
+    // Where the CPU goes, native threads included: one more round of each under perf.
+    let perfLines = [];
+    if (opts.perf && perfAvailable()) {
+      const profiled = async (pid, run) => {
+        const recording = recordPerf(pid);
+        const sample = await run();
+        return summarizePerf(await recording.stop(), sample.count);
+      };
+      const floorPerf = await profiled(process.pid, floorRender);
+      const oursPerf = await profiled(server.pid, oursRender);
+      perfLines = ['', 'perf (cpu-clock samples, ms of CPU per render; libvips-cpp\'s hidden functions named by the export before them):', '', ...comparePerf('where a render\'s CPU goes', floorPerf, oursPerf)];
     }
     const aFloor = summarize(a.floor);
     const aOurs = summarize(a.ours);
@@ -145,7 +161,7 @@ http { access_log off; sendfile on; tcp_nopush on; open_file_cache max=1000; typ
     const byThread = {};
     for (const sample of a.ours) for (const [name, ms] of Object.entries(sample.cpuByThread)) byThread[name] = (byThread[name] ?? 0) + ms;
     report.push('', `ours, CPU ms per render by thread: ${Object.entries(byThread).map(([name, ms]) => `${name} ${f(ms / aOurs.count)}`).join(', ')}`);
-    report.push('', `ours / floor: **${f(aOurs.rps / aFloor.rps, 2)}** (goal ≥ 0.8)${aOurs.errors ? `; ${aOurs.errors} errors` : ''}`, '');
+    report.push('', `ours / floor: **${f(aOurs.rps / aFloor.rps, 2)}** (goal ≥ 0.8)${aOurs.errors ? `; ${aOurs.errors} errors` : ''}`, ...perfLines, '');
 
     // b. A kept result against the direct URL of a file of the same size (the result uploaded as an image).
     const keptPath = urlOf({ width: 800, format: 'jpg' });

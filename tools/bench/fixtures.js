@@ -35,8 +35,16 @@ const FIXTURES = {
   'jpeg-50mp': { make: () => grainy(8660, 5774, 4, 0.03).jpeg({ quality: 85 }), file: 'photo-50mp.jpg', type: 'image/jpeg' },
   // A phone's photo: 4032×3024 in 48 HEVC tiles (heif-enc, from libheif-examples), about 1.5 MB.
   'heic-12mp': {
-    bytes: async () => heic({ width: 4032, height: 3024, quality: 60, picture: await grainy(4032, 3024, 5, 0.1).png({ compressionLevel: 1 }).toBuffer() }),
-    file: 'photo-12mp.heic',
+    // Display P3 stated as nclx code points, as iPhones state it (and what heif-convert's path needs).
+    bytes: async () =>
+      heic({
+        width: 4032,
+        height: 3024,
+        quality: 60,
+        picture: await grainy(4032, 3024, 5, 0.1).png({ compressionLevel: 1 }).toBuffer(),
+        colour: { nclx: { primaries: 12, transfer: 13, matrix: 6, fullRange: true } },
+      }),
+    file: 'photo-12mp-p3.heic',
     type: 'image/heic',
   },
   'avif-12mp': { make: () => grainy(4000, 3000, 6, 0.1).avif({ quality: 60, effort: 2 }), file: 'photo-12mp.avif', type: 'image/avif' },

@@ -64,6 +64,7 @@ async function floorPipeline(fixture, dir) {
     fs.promises.writeFile(path.join(dir, `${id}.th.${ext}`), thumb),
     fs.promises.writeFile(path.join(dir, `${id}.md.${ext}`), medium),
   ]);
+  return medium;
 }
 
 module.exports = { floorPipeline };

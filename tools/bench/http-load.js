@@ -4,7 +4,7 @@
 
 const http = require('http');
 
-function post(agent, port, urlPath, headers, body) {
+function post(agent, port, urlPath, headers, body, retries = 0) {
   return new Promise((resolve, reject) => {
     const req = http.request(
       { host: '127.0.0.1', port, method: 'POST', path: urlPath, agent, headers: { ...headers, 'content-length': body.length } },
@@ -14,7 +14,13 @@ function post(agent, port, urlPath, headers, body) {
         res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
       }
     );
-    req.on('error', reject);
+    req.on('error', (error) => {
+      // A kept-alive socket the server closed as idle while the bench paused (loading a model, say)
+      // fails its next request at once: that one is sent again (Node's documented way), on the next
+      // pooled socket, stale too after a pause, or a new one.
+      if (req.reusedSocket && retries < 64 && ['ECONNRESET', 'EPIPE'].includes(error.code)) resolve(post(agent, port, urlPath, headers, body, retries + 1));
+      else reject(error);
+    });
     req.end(body);
   });
 }

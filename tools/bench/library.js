@@ -2,7 +2,7 @@
 /**
  * Costs against the size of the library: does anything grow with it?
  *
- *   npm run bench:library [-- --library 1000000] [--db sqlite,postgres] [--seconds 5] [--rounds 3] [--expired 1000] [--json]
+ *   npm run bench:library [-- --library 1000000] [--blocklist 100000] [--db sqlite,postgres] [--seconds 5] [--rounds 3] [--expired 1000] [--json]
  *
  * For each database, in one run: the production app (server.js) twice, on a scratch database with an
  * empty library and on one with `--library` images' rows added (library-fill.js; then left to settle:
@@ -12,7 +12,10 @@
  *   - usage page p50: the admin's Image API page's two reports (overview and keys), in the server;
  *   - sweep: the time the expiry sweep takes to remove `--expired` expired images (uploaded, then
  *     made expired), files and rows.
- * The large library's first boot after the fill (the plugin's indexes on its rows) is timed.
+ * The large library's first boot after the fill (the plugin's indexes on its rows) is timed. The
+ * large library's moderation blocklist then gets `--blocklist` entries (random: 1 % SHA-256, 1 % MD5,
+ * the rest PDQ, imported as admins import lists), so every upload there computes the fingerprints
+ * and looks them up; the empty library has none (no fingerprint computed at all).
  * Targets at 1,000,000 images: viewer p50 ≤ 1.2× empty, uploads ≥ 0.9× empty, usage page ≤ 2× empty
  * and under 100 ms, 1,000 expired images swept in under 5 s. PostgreSQL: the server at 127.0.0.1:5432 (a scratch database, dropped after).
  * Only loopback traffic.
@@ -20,6 +23,7 @@
 'use strict';
 
 const { execFileSync } = require('child_process');
+const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
 const os = require('os');
@@ -39,9 +43,11 @@ const { values: opts } = parseArgs({
     seconds: { type: 'string', default: '5' },
     expired: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '3' },
+    blocklist: { type: 'string', default: '100000' },
     json: { type: 'boolean', default: false },
   },
 });
+const BLOCKLIST = Number(opts.blocklist);
 const LIBRARY = Number(opts.library);
 const SECONDS = Number(opts.seconds);
 const EXPIRED = Number(opts.expired);
@@ -106,8 +112,16 @@ async function openLibrary(client, workDir, fixtures, count) {
     server = await startServer(workDir, { env, ipc: true });
     bootSeconds = (Date.now() - booting) / 1000;
   }
+  let blocklist = null;
+  if (count > 0 && BLOCKLIST > 0) {
+    log(`bench:library ${client}: listing ${BLOCKLIST} blocklist entries…`);
+    const exact = Math.floor(BLOCKLIST / 100);
+    const random = (n, bytes) => Array.from({ length: n }, () => crypto.randomBytes(bytes).toString('hex'));
+    blocklist = await server.request({ type: 'blocklist-fill', pdq: random(BLOCKLIST - 2 * exact, 32), sha256: random(exact, 32), md5: random(exact, 16) });
+    await server.request({ type: 'settle' });
+  }
   const bodies = await bodiesFor(server, fixtures);
-  return { count, db, server, bodies, fillSeconds, bootSeconds, viewer: [], uploads: [], usage: [], paths: [] };
+  return { count, db, server, bodies, fillSeconds, bootSeconds, blocklist, viewer: [], uploads: [], usage: [], paths: [] };
 }
 
 async function closeLibrary(library) {
@@ -174,6 +188,7 @@ async function benchDatabase(client, fixtures) {
       library: LIBRARY,
       fillSeconds: large.fillSeconds,
       bootSeconds: large.bootSeconds,
+      blocklist: large.blocklist && { counts: large.blocklist.counts, mirror: large.blocklist.mirror, seconds: large.blocklist.ms / 1000 },
       empty: await figures(empty),
       large: await figures(large),
     };
@@ -186,7 +201,14 @@ async function benchDatabase(client, fixtures) {
 
 function printReport(report) {
   const f = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
-  const out = [`${report.machine}`, `${ROUNDS} rounds × ${SECONDS} s per measurement, alternating empty / large; ${EXPIRED} expired images per sweep`, ''];
+  const listed = (r) =>
+    r.blocklist ? `${r.blocklist.counts.pdq} PDQ, ${r.blocklist.counts.sha256} SHA-256, ${r.blocklist.counts.md5} MD5 (listed in ${f(r.blocklist.seconds, 0)} s)` : 'none';
+  const out = [
+    `${report.machine}`,
+    `${ROUNDS} rounds × ${SECONDS} s per measurement, alternating empty / large; ${EXPIRED} expired images per sweep`,
+    ...report.results.map((r) => `${r.client}: the large library's blocklist: ${listed(r)}; the empty one's: none`),
+    '',
+  ];
   out.push('| database | library | viewer p50 ms | uploads/s (c=2) | usage page p50 ms | sweep of expired, s |');
   out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const r of report.results) {

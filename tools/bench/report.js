@@ -1,7 +1,7 @@
 // The bench's tables, from a report (a run's, or one saved with --json).
 'use strict';
 
-function printReport({ machine, results, sources, fiftyMp, rss12mp, seconds, rounds }) {
+function printReport({ machine, results, sources, moderation = [], fiftyMp, rss12mp, seconds, rounds }) {
   const f = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
   const out = [];
   out.push(`machine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, sharp ${machine.sharp} / libvips ${machine.libvips}`);
@@ -15,11 +15,22 @@ function printReport({ machine, results, sources, fiftyMp, rss12mp, seconds, rou
         (r.ours.errors || r.stock.errors ? ` errors: ours ${r.ours.errors}, stock ${r.stock.errors}` : '')
     );
   }
+  for (const r of results) if (r.perf) out.push('', ...r.perf);
   out.push('');
   out.push('| fixture (concurrency 2) | multipart req/s | base64 req/s | URL req/s | base64 / multipart | URL / multipart |');
   out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const s of sources) out.push(`| ${s.fixture} | ${f(s.multipart)} | ${f(s.base64)} | ${f(s.url)} | ${f(s.base64OverMultipart, 2)} | ${f(s.urlOverMultipart, 2)} |`);
   out.push('');
+  if (moderation.length) {
+    out.push('| fixture (concurrency 2) | floor req/s | floor + classification | ours, moderation off | ours, classified | off / floor | classified / (floor + classification) | classified / off | classified peak RSS MB |');
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const m of moderation) {
+      out.push(
+        `| ${m.fixture} | ${f(m.floor)} | ${f(m.floorClassified)} | ${f(m.ours)} | ${f(m.moderated)} | ${f(m.oursOverFloor, 2)} | ${f(m.moderatedOverClassifiedFloor, 2)} | ${f(m.moderatedOverOurs, 2)} | ${f(m.moderatedPeakRssMb, 0)} |`
+      );
+    }
+    out.push('');
+  }
   if (rss12mp) {
     out.push(`concurrency-8 run of 12 MP uploads (ours) on the fresh server: ${f(rss12mp.rps)} req/s, RSS ${f(rss12mp.beforeMb, 0)} MB before → ${f(rss12mp.peakMb, 0)} MB peak${rss12mp.errors ? `, ${rss12mp.errors} errors` : ''}`);
   }

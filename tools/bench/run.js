@@ -3,7 +3,7 @@
  * Upload throughput against the image-processing floor.
  *
  *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8]
- *                    [--skip stock,sources,50mp,rss] [--profile] [--threads] [--node-flags="--trace-gc"] [--server-log F]
+ *                    [--skip stock,sources,50mp,rss] [--profile] [--perf] [--threads] [--node-flags="--trace-gc"] [--server-log F]
  *   npm run bench -- --print report.json      (the tables of an earlier --json run)
  *
  * Starts the production app (server.js) twice, each server on a scratch SQLite database with rate
@@ -15,7 +15,8 @@
  * Prints req/s, p50, p99, the server's peak RSS, the ratios b/a and b/c, and the CPU time per upload
  * (all threads, and the main thread alone: where the per-request overhead shows); then base64 and URL
  * sources against multipart; and, on the fresh server, the RSS cost of one 50 MP upload and the peak
- * RSS of a concurrency-8 run of 12 MP uploads. Only loopback traffic.
+ * RSS of a concurrency-8 run of 12 MP uploads; and moderation's cost: classified uploads against
+ * unclassified ones and the floor plus one bare classification. Only loopback traffic.
  */
 'use strict';
 
@@ -28,11 +29,13 @@ const sharp = require('sharp');
 const { ensureBuilt } = require('../support/app/ensure-built');
 const { loadFixtures } = require('./fixtures');
 const { floorPipeline } = require('./floor');
+const { loadBareClassifier } = require('./bare-classifier');
 const { expectOk, measure, post, summarize } = require('./http-load');
 const { multipart } = require('../support/http/multipart');
 const { cpuBetween, rssMb, sampleRss, threadCpuMs } = require('../support/servers/process-stats');
 const { printReport } = require('./report');
 const { startFixtureServer, startServer } = require('./servers');
+const { perfAvailable, recordPerf, summarizePerf, comparePerf } = require('./perf-profile');
 
 const { APP_DIR: ROOT } = require('../support/app/paths');
 
@@ -45,6 +48,8 @@ const { values: opts } = parseArgs({
     concurrency: { type: 'string', default: '1,2,8' },
     // Write a V8 CPU profile of the server to bench/out/profile (node --cpu-prof).
     profile: { type: 'boolean', default: false },
+    // One more round of floor and ours per cell under Linux perf (perf-profile.js): where the CPU goes, native threads too.
+    perf: { type: 'boolean', default: false },
     // Skip parts: e.g. --skip stock,sources,50mp while profiling.
     skip: { type: 'string', default: '' },
     // Diagnostics: CPU per upload by thread group; Node flags for the server (e.g. "--trace-gc");
@@ -107,6 +112,7 @@ async function setUp() {
       stock: multipart({}, { field: 'files', name: f.file, type: f.type, bytes: f.bytes }),
       base64: Buffer.from(`key=${server.key}&source=${encodeURIComponent(f.bytes.toString('base64'))}`),
       url: Buffer.from(`key=${server.key}&source=${encodeURIComponent(`http://127.0.0.1:${sources.port}/${f.file}`)}`),
+      moderated: multipart({ key: server.moderatedKey }, { field: 'source', name: f.file, type: f.type, bytes: f.bytes }),
     };
   }
   const upload = (port, body, headers = {}) => async () =>
@@ -119,6 +125,7 @@ async function setUp() {
       expectOk(await post(agent, stockServer.port, '/api/upload', { 'content-type': bodies[name].stock.type, authorization: `Bearer ${stockServer.token}` }, bodies[name].stock.body)),
     base64: (name) => upload(server.port, form(bodies[name].base64)),
     url: (name) => upload(server.port, form(bodies[name].url)),
+    moderated: (name) => upload(server.port, bodies[name].moderated),
   };
   const pids = { floor: process.pid, ours: server.pid, stock: stockServer?.pid };
   return { workDir, fixtures, names, server, stockServer, sources, agent, bodies, runners, pids };
@@ -186,12 +193,70 @@ async function measureCell({ runners, pids }, name, concurrency) {
   }
   const none = [{ count: 0, elapsed: 1, latencies: [], errors: 0 }];
   const row = { fixture: name, concurrency, floor: summarize(samples.floor), ours: summarize(samples.ours), stock: summarize(samples.stock.length ? samples.stock : none) };
+  if (opts.perf && perfAvailable()) {
+    const profiled = async (mode) => {
+      await quietMoment();
+      const recording = recordPerf(pids[mode]);
+      const sample = await measure(runners[mode](name), concurrency, SECONDS);
+      return summarizePerf(await recording.stop(), sample.count);
+    };
+    const floorPerf = await profiled('floor');
+    row.perf = comparePerf(`${name} c=${concurrency}: where an upload's CPU goes`, floorPerf, await profiled('ours'));
+  }
   return { ...row, oursOverFloor: row.ours.rps / row.floor.rps, oursOverStock: row.ours.rps / row.stock.rps };
 }
 
 async function measureCells(bench) {
   const rows = [];
   for (const name of bench.names) for (const concurrency of CONCURRENCY) rows.push(await measureCell(bench, name, concurrency));
+  return rows;
+}
+
+/**
+ * Moderation's cost, at concurrency 2, alternating: uploads of a key whose uploads are classified,
+ * against the same uploads unclassified and against the floor plus one bare classification (the
+ * model in this process, on the floor's own medium: bare-classifier.js).
+ */
+async function measureModeration({ names, runners, fixtures, pids, server }) {
+  const classify = await loadBareClassifier();
+  const floorDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-bench-floor-'));
+  const classifiedFloor = (name) => async () => classify(await floorPipeline(fixtures[name], floorDir));
+  const rows = [];
+  try {
+    for (const name of names) {
+      await runners.moderated(name)();
+      const samples = { floor: [], floorClassified: [], ours: [], moderated: [] };
+      const run = { floor: runners.floor(name), floorClassified: classifiedFloor(name), ours: runners.ours(name), moderated: runners.moderated(name) };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const mode of Object.keys(samples)) {
+          await quietMoment();
+          const pid = mode.startsWith('floor') ? pids.floor : server.pid;
+          const stop = sampleRss(pid);
+          const sample = await measureOn(pid, run[mode], 2);
+          sample.peakRssMb = stop();
+          samples[mode].push(sample);
+        }
+      }
+      const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
+      rows.push({
+        fixture: name,
+        floor: s.floor.rps,
+        floorClassified: s.floorClassified.rps,
+        ours: s.ours.rps,
+        moderated: s.moderated.rps,
+        oursOverFloor: s.ours.rps / s.floor.rps,
+        moderatedOverClassifiedFloor: s.moderated.rps / s.floorClassified.rps,
+        moderatedOverOurs: s.moderated.rps / s.ours.rps,
+        moderatedPeakRssMb: s.moderated.peakRssMb,
+      });
+      log(
+        `  ${name} moderation: floor ${s.floor.rps.toFixed(2)}, floor+classification ${s.floorClassified.rps.toFixed(2)}, ` +
+          `ours ${s.ours.rps.toFixed(2)}, ours classified ${s.moderated.rps.toFixed(2)} req/s (peak RSS ${s.moderated.peakRssMb.toFixed(0)} MB)`
+      );
+    }
+  } finally {
+    fs.rmSync(floorDir, { recursive: true, force: true });
+  }
   return rows;
 }
 
@@ -231,6 +296,7 @@ async function main() {
     await warmUp(bench);
     report.results = await measureCells(bench);
     if (!SKIP.has('sources')) report.sources = await measureSources(bench);
+    if (!SKIP.has('moderation')) report.moderation = await measureModeration(bench);
   } finally {
     await tearDown(bench);
   }

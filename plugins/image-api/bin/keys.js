@@ -16,10 +16,14 @@ const usage = (program) => `usage:
   ${program} keys create --name NAME [--description TEXT] [--contact TEXT] [--owner ADMIN_EMAIL]
                 [--rate-limit SPEC] [--expires DATE|Nd]
                 [--duplicates store|reuse|refuse] [--quota-images N] [--quota-bytes SIZE]
+                [--moderation off|flag|hold|refuse] [--moderation-threshold 0..1]
       SPEC: like 100/minute,2000/day, or off.  --expires: an ISO date (2027-01-31) or a number of days (90d)
       --duplicates: what an upload of bytes the key stored before does (store: again, the default;
         reuse: answers the earlier image; refuse: 409).  --quota-images, --quota-bytes: caps on the
         key's live images (SIZE: bytes, or 500MB, 5GB; GiB for powers of 1024)
+      --moderation: what an upload scored past the threshold does (off: not classified; flag; hold
+        until approved; refuse: 422); --moderation-threshold: the NSFW score it acts at. Either left
+        out: the plugin's moderation option (docs/moderation.md)
   ${program} keys list [--json]
   ${program} keys revoke NAME
   ${program} keys regenerate NAME
@@ -39,9 +43,12 @@ const OPTION_OF_FIELD = {
   duplicates: '--duplicates',
   quota_images: '--quota-images',
   quota_bytes: '--quota-bytes',
+  moderation: '--moderation',
+  moderation_threshold: '--moderation-threshold',
 };
 
 const DUPLICATES = ['store', 'reuse', 'refuse'];
+const MODERATION = ['off', 'flag', 'hold', 'refuse'];
 
 function readArgs(argv, program) {
   const { values, positionals } = parseArgs({
@@ -57,6 +64,8 @@ function readArgs(argv, program) {
       duplicates: { type: 'string' },
       'quota-images': { type: 'string' },
       'quota-bytes': { type: 'string' },
+      moderation: { type: 'string' },
+      'moderation-threshold': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -73,6 +82,9 @@ function readArgs(argv, program) {
   if (values.duplicates !== undefined && !DUPLICATES.includes(values.duplicates)) {
     throw new CliError(`--duplicates: store, reuse or refuse, not ${values.duplicates}`);
   }
+  if (values.moderation !== undefined && !MODERATION.includes(values.moderation)) {
+    throw new CliError(`--moderation: off, flag, hold or refuse, not ${values.moderation}`);
+  }
   return {
     command,
     kind,
@@ -81,7 +93,16 @@ function readArgs(argv, program) {
     expiresAt: parseExpiry(values.expires),
     quotaImages: parseCount('--quota-images', values['quota-images']),
     quotaBytes: parseSize(values['quota-bytes']),
+    moderationThreshold: parseThreshold(values['moderation-threshold']),
   };
+}
+
+/** A score from 0 to 1. */
+function parseThreshold(text) {
+  if (text === undefined) return null;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 1) throw new CliError(`--moderation-threshold: a number from 0 to 1, not ${text}`);
+  return value;
 }
 
 /** A whole number from 1. */
@@ -159,7 +180,7 @@ async function withKeys({ appDir, distDir }, work) {
 }
 
 const COMMANDS = {
-  async create(keys, { values, expiresAt, quotaImages, quotaBytes }) {
+  async create(keys, { values, expiresAt, quotaImages, quotaBytes, moderationThreshold }) {
     if (await keys.findByName(values.name)) throw new CliError(`a key named "${values.name}" exists already`);
     const { entry, key } = await keys
       .create({
@@ -172,6 +193,8 @@ const COMMANDS = {
         duplicates: values.duplicates ?? 'store',
         quotaImages,
         quotaBytes,
+        moderation: values.moderation ?? null,
+        moderationThreshold,
       })
       .catch((error) => {
         throw asCliError(error);
@@ -193,6 +216,8 @@ const COMMANDS = {
       duplicates: k.duplicates ?? 'store',
       quotaImages: k.quota_images ?? null,
       quotaBytes: k.quota_bytes == null ? null : Number(k.quota_bytes),
+      moderation: k.moderation ?? null,
+      moderationThreshold: k.moderation_threshold == null ? null : Number(k.moderation_threshold),
       liveImages: Number(k.live_images ?? 0),
       liveBytes: Number(k.live_bytes ?? 0),
       description: k.description,

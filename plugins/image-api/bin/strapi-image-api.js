@@ -5,7 +5,8 @@
  *
  *   npx strapi-image-api keys create --name NAME [--description TEXT] [--contact TEXT] [--owner EMAIL]
  *                                    [--rate-limit SPEC] [--expires DATE|Nd] [--duplicates store|reuse|refuse]
- *                                    [--quota-images N] [--quota-bytes SIZE]   the key, alone, on the last line
+ *                                    [--quota-images N] [--quota-bytes SIZE]
+ *                                    [--moderation off|flag|hold|refuse] [--moderation-threshold 0..1]   the key, alone, on the last line
  *   npx strapi-image-api keys list [--json]
  *   npx strapi-image-api keys revoke NAME
  *   npx strapi-image-api keys regenerate NAME

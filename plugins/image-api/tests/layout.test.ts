@@ -23,6 +23,7 @@ const RANKS: Record<string, number> = {
   purge: 3,
   storage: 4,
   keys: 5,
+  moderation: 5,
   delivery: 6,
   api: 7,
   pages: 8,

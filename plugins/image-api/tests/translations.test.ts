@@ -16,12 +16,19 @@ const read = (locale: string): Record<string, string> => JSON.parse(fs.readFileS
 const en = read('en');
 const LOCALES = ['fr', 'zh-Hans'];
 /** Product names and file formats stay as they are in every language; some words are the same in French. */
-const SAME_EVERYWHERE = ['plugin.name', 'menu.label', 'usage.title', 'client-config.sharex', 'client-config.picgo', 'client-config.curl'];
+const SAME_EVERYWHERE = [
+  'plugin.name', 'menu.label', 'usage.title', 'client-config.sharex', 'client-config.picgo', 'client-config.curl',
+  // The hash algorithms' names, and the label the web gives such images.
+  'review.nsfw', 'review.kind.sha256', 'review.kind.md5', 'review.kind.pdq',
+];
 const SAME_AS_ENGLISH: Record<string, Set<string>> = {
   fr: new Set([
     ...SAME_EVERYWHERE,
     'stats.images',
     'keys.status.active',
+    'review.class.hentai',
+    'review.reason.violence',
+    'review.reason.spam',
     'keys.holding.value',
     'cm.api-key.description',
     'cm.api-key.contact',
@@ -94,8 +101,9 @@ describe("the Content Manager's words for the plugin's types (cm.*)", () => {
     expect(Object.fromEntries(Object.entries(en).filter(([id]) => id.startsWith('cm.')))).toEqual(expected);
   });
 
-  test("every value of the key's `duplicates` is a string (enum.<value>), and no other", () => {
-    const values = (contentTypes['api-key'].schema.attributes.duplicates as { enum: string[] }).enum;
+  test("every value of the enumerations the Content Manager shows (a key's `duplicates` and `moderation`, an image's `moderation`) is a string (enum.<value>), and no other", () => {
+    const enumOf = (type: 'api-key' | 'image', field: string) => (contentTypes[type].schema.attributes as unknown as Record<string, { enum: string[] }>)[field].enum;
+    const values = [...new Set([...enumOf('api-key', 'duplicates'), ...enumOf('api-key', 'moderation'), ...enumOf('image', 'moderation')])];
     expect(Object.keys(en).filter((id) => id.startsWith('enum.'))).toEqual(values.map((value) => `enum.${value}`));
     expect(values.map((value) => en[`enum.${value}`])).toEqual(values);
     expect(contentManagerMessages(read('fr'))).toMatchObject({ store: 'stocker à nouveau', reuse: 'réutiliser', refuse: 'refuser' });

@@ -68,7 +68,7 @@ test("the key list shows the columns that matter, under human headings; the edit
   expect(edit.active.edit.description).toBe('Off: every request with the key is refused (403, "API key revoked") at once.');
   expect(editFieldsOf(configuration)).toEqual([
     'name', 'active', 'description', 'contact', 'expires_at', 'rate_limit', 'default_expiration', 'folder',
-    'owner', 'owner_user', 'key_prefix', 'key_last4', 'duplicates', 'quota_images', 'quota_bytes', 'live_images', 'live_bytes',
+    'owner', 'owner_user', 'key_prefix', 'key_last4', 'duplicates', 'moderation', 'moderation_threshold', 'quota_images', 'quota_bytes', 'live_images', 'live_bytes',
     'last_used_at', 'upload_count', 'images',
   ]);
 });
@@ -86,7 +86,7 @@ test('the image list shows the thumbnail, title, id, key, views and expiry; the 
   expect(editable).toEqual({
     file: false, title: true, description: true, nsfw: true, expires_at: true, views: false, id_encoded: false, name: false,
     md5: false, original_filename: false, api_key: false, owner: false, album: false, owner_user: false,
-    placeholder: false, dominant_color: false,
+    placeholder: false, dominant_color: false, moderation: false, nsfw_score: false, review_since: false, report_count: false,
   });
 });
 

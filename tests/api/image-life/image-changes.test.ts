@@ -15,6 +15,7 @@ import { useApp } from '../../helpers/app';
 import { deletionRoads } from '../../helpers/deletion-roads';
 import { adminToken } from '../../helpers/admin';
 import { jpeg } from '../../helpers/fixtures';
+import type { UploadedImage } from '../../helpers/image-json';
 
 // No transformation key: the presets are kept, unsigned (docs/api.md, "Transformations").
 const app = useApp({ IMAGE_API_TRANSFORM_KEY: '', IMAGE_API_TRANSFORM_SALT: '' });
@@ -27,15 +28,7 @@ beforeAll(async () => {
   auth = { Authorization: `Bearer ${await adminToken(app)}` };
 });
 
-interface Image {
-  id_encoded: string;
-  name: string;
-  url: string;
-  url_viewer: string;
-  delete_url: string;
-  thumb: { url: string };
-  medium: { url: string };
-}
+type Image = UploadedImage;
 
 /** What a client asks for: every direct URL, a kept preset, the viewer page. */
 const urlsOf = (image: Image) => ({

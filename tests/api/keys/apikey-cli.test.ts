@@ -115,6 +115,17 @@ describe('with the server running', () => {
     await expect(cli(['create', '--name', 'y', '--quota-bytes', 'lots'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--quota-bytes: a size like 500MB/) });
   });
 
+  test("create --moderation and --moderation-threshold set the key's moderation (docs/moderation.md); list shows them; bad values refused", async () => {
+    await cli(['create', '--name', 'moderated', '--moderation', 'hold', '--moderation-threshold', '0.65']);
+    const row = await app.strapi.db.connection('image_api_keys').where('name', 'moderated').first('moderation', 'moderation_threshold');
+    expect([row.moderation, Number(row.moderation_threshold)]).toEqual(['hold', 0.65]);
+    const { stdout: listed } = await cli(['list', '--json']);
+    expect(JSON.parse(listed).find((k: any) => k.name === 'moderated')).toMatchObject({ moderation: 'hold', moderationThreshold: 0.65 });
+    expect(JSON.parse(listed).find((k: any) => k.name === 'capped')).toMatchObject({ moderation: null, moderationThreshold: null });
+    await expect(cli(['create', '--name', 'z', '--moderation', 'ban'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--moderation: off, flag, hold or refuse, not ban/) });
+    await expect(cli(['create', '--name', 'z', '--moderation-threshold', '1.5'])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--moderation-threshold: a number from 0 to 1, not 1.5/) });
+  });
+
   test('regenerate prints a new key; the old one stops working', async () => {
     const { stdout } = await cli(['create', '--name', 'rotating']);
     const old = stdout.trim().split('\n').pop()!;

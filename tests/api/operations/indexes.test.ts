@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { startApp, type TestApp } from '../../helpers/app';
+import { candidatesQuery } from '../../../plugins/image-api/server/src/moderation/blocklist';
 import { startChildApp } from '../../helpers/child-app';
 import { inspect } from '../../helpers/db-inspector';
 import { createScratchDb, type TestDb } from '../../../tools/support/app/scratch-db';
@@ -27,6 +28,7 @@ const PLUGIN_INDEXES: Array<[string, string, string[], boolean]> = [
   ['image_api_images', 'image_api_images_views_index', ['views'], false],
   ['image_api_images', 'image_api_images_created_at_index', ['created_at'], false],
   ['image_api_images', 'image_api_images_source_digest_index', ['source_digest'], true],
+  ['image_api_images', 'image_api_images_review_since_index', ['review_since'], false],
   ['image_api_usage_days', 'image_api_usage_days_day_key_index', ['day', 'key_id'], true],
   ['image_api_usage_days', 'image_api_usage_days_key_day_index', ['key_id', 'day'], false],
   ['image_api_pending_uploads', 'image_api_pending_uploads_created_at_index', ['created_at'], false],
@@ -36,6 +38,10 @@ const PLUGIN_INDEXES: Array<[string, string, string[], boolean]> = [
   ['image_api_renditions', 'image_api_renditions_last_used_at_index', ['last_used_at'], false],
   ['image_api_purges', 'image_api_purges_due_at_index', ['due_at'], false],
   ['image_api_purges', 'image_api_purges_created_at_index', ['created_at'], false],
+  ['image_api_reports', 'image_api_reports_image_created_index', ['image_id_encoded', 'created_at'], false],
+  ['image_api_reports', 'image_api_reports_image_address_index', ['image_id_encoded', 'address_hash'], true],
+  ['image_api_blocks', 'image_api_blocks_kind_hash_index', ['kind', 'hash'], true],
+  ...Array.from({ length: 16 }, (_, i): [string, string, string[], boolean] => ['image_api_blocks', `image_api_blocks_b_${i}_index`, [`b_${i}`], false]),
 ];
 
 /** The indexes of a table: name → { columns, unique }. */
@@ -135,7 +141,22 @@ test.each([
   ["a deletion taking its image's kept transformations", 'select id from image_api_renditions where image_name in (?)', ['cat-AbCdEfGhIj']],
   ['the byte budget: least recently used first', 'select id from image_api_renditions order by last_used_at limit 100', []],
   ["a duplicate of the key's upload", 'select id from image_api_images where source_digest = ?', ['0'.repeat(64)]],
+  ["a deletion taking its image's reports", 'delete from image_api_reports where image_id_encoded in (?)', ['AbCdEfGhIj']],
+  ["an image's reports, latest first", 'select id from image_api_reports where image_id_encoded = ? order by created_at desc limit 50', ['AbCdEfGhIj']],
   ["the usage page: one key's days", 'select day, sum(uploads) from image_api_usage_days where key_id = ? and day >= ? group by day', [1, '2026-10-26']],
+  ['the blocklist: an exact hash', "select id from image_api_blocks where (kind = 'sha256' and hash in (?)) or (kind = 'md5' and hash in (?))", ['0'.repeat(64), '0'.repeat(32)]],
+  ['the review queue, oldest first', 'select id from image_api_images where review_since is not null order by review_since limit 20', []],
+  ['the blocklist: which kinds it holds', "select id from image_api_blocks where kind = 'pdq' limit 1", []],
 ])('%s: planned with an index', async (_label, sql, bindings) => {
   expect(await usesIndex(sql, bindings)).toMatch(INDEXED);
+});
+
+// The blocklist's perceptual lookup (moderation/blocklist.ts): 16 IN lists OR-ed, each read from its
+// word's index (SQLite: MULTI-INDEX OR; PostgreSQL: a BitmapOr of 16 index scans; MariaDB: an
+// index_merge sort_union once the table is large enough to be worth it, as tools/bench/blocklist.js shows).
+test.each([31, 47])('the blocklist: a perceptual lookup within %i bits reads the 16 word indexes', async (distance) => {
+  const { sql, bindings } = candidatesQuery(knex(), 'image_api_blocks', '0123456789abcdef'.repeat(4), distance).select('id', 'hash').toSQL();
+  const plan = await usesIndex(sql, [...bindings]);
+  for (let i = 0; i < 16; i++) expect(plan).toContain(`image_api_blocks_b_${i}_index`);
+  expect(plan).not.toMatch(/SCAN image_api_blocks(?! USING)|Seq Scan/);
 });

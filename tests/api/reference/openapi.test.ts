@@ -30,9 +30,9 @@ test('is a valid OpenAPI 3.1 document', async () => {
   expect(document.servers).toEqual([{ url: PUBLIC_URL }]);
 });
 
-test('lists every route: both dialects, delete, albums, the pages, itself, health', () => {
+test('lists every route: both dialects, delete, albums, the pages (the viewer, its report, the delete link), itself, health', () => {
   expect(Object.keys(document.paths).sort()).toEqual(
-    ['/1/upload', '/_health', '/api/1/albums', '/api/1/delete', '/api/1/docs', '/api/1/openapi.json', '/api/1/upload', '/api/{version}/{action}', '/image/{id}', '/image/{id}/delete/{secret}', '/img/{signature}/{processing}', '/uploads/{file}'].sort()
+    ['/1/upload', '/_health', '/api/1/albums', '/api/1/delete', '/api/1/docs', '/api/1/openapi.json', '/api/1/upload', '/api/{version}/{action}', '/image/{id}', '/image/{id}/delete/{secret}', '/image/{id}/report', '/img/{signature}/{processing}', '/uploads/{file}'].sort()
   );
   expect(Object.keys(document.paths['/api/1/upload'])).toEqual(['get', 'post']);
   expect(Object.keys(document.paths['/1/upload'])).toEqual(['get', 'post']);
@@ -46,7 +46,8 @@ test("every status and code of the error table, with an example of each, on the 
   const codes = (status: number) => responses[String(status)].content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
   expect(codes(400)).toEqual(expect.arrayContaining([110, 120, 130, 140, 150, 160, 170, 310, 311, 320, 321, 400]));
   expect(codes(401)).toEqual([100]);
-  expect(codes(403)).toEqual([100, 105]);
+  expect(codes(403)).toEqual([100, 105, 107]);
+  expect(codes(422)).toEqual([106]);
   expect(codes(409)).toEqual([101]);
   expect(codes(413)).toEqual([313, 315]);
   expect(codes(415)).toEqual([314]);

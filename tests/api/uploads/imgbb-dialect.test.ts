@@ -23,7 +23,7 @@ let photo: Buffer;
 let port: number;
 
 // imgbb's fields, then ours (docs/api.md, "The image object").
-const IMGBB_DATA_FIELDS = ['id', 'title', 'url_viewer', 'url', 'display_url', 'width', 'height', 'size', 'time', 'expiration', 'image', 'thumb', 'medium', 'delete_url', 'placeholder', 'dominant_color'];
+const IMGBB_DATA_FIELDS = ['id', 'title', 'url_viewer', 'url', 'display_url', 'width', 'height', 'size', 'time', 'expiration', 'image', 'thumb', 'medium', 'delete_url', 'placeholder', 'dominant_color', 'moderation'];
 const IMGBB_FILE_FIELDS = ['filename', 'name', 'mime', 'extension', 'url'];
 const md5 = (bytes: Buffer) => crypto.createHash('md5').update(bytes).digest('hex');
 

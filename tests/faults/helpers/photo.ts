@@ -19,4 +19,6 @@ export const heic12mp = async () =>
     picture: await sharp({ create: { width: 4032, height: 3024, channels: 3, background: { r: 120, g: 140, b: 160 }, noise: { type: 'gaussian', mean: 128, sigma: 20 } } })
       .png({ compressionLevel: 1 })
       .toBuffer(),
+    // Display P3 as nclx, as iPhones state it: heif-convert decodes it where installed.
+    colour: { nclx: { primaries: 12, transfer: 13, matrix: 6, fullRange: true } },
   });

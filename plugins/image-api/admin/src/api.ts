@@ -7,6 +7,7 @@ import { useFetchClient } from '@strapi/strapi/admin';
 import { adminUrl, type ClientKind } from '../../shared/contracts/admin-routes';
 import type { DayUsage, KeyHolding, KeySummary, OverviewAnswer } from '../../shared/contracts/usage';
 import type { ServingAnswer } from '../../shared/contracts/serving';
+import type { BlockAnswer, BlockKind, BlocklistCounts, ImportAnswer, QueuePage } from '../../shared/contracts/review';
 
 export function useImageApi() {
   const { get, post, del } = useFetchClient();
@@ -24,6 +25,22 @@ export function useImageApi() {
       regenerateKey: async (documentId: string) =>
         (await post<{ data: { key: string } }>(adminUrl('regenerateKey', { documentId }))).data.data.key,
       serving: async () => (await get<{ data: ServingAnswer }>(adminUrl('serving'))).data.data,
+      // Moderation's review (shared/contracts/review.ts).
+      reviewQueue: async (page: number) => (await get<{ data: QueuePage }>(adminUrl('reviewQueue', {}, { page }))).data.data,
+      /** A queued image's thumbnail, as an object URL the caller revokes (the route needs the admin's token). */
+      reviewThumbnail: async (idEncoded: string) =>
+        URL.createObjectURL((await get<Blob>(adminUrl('reviewThumbnail', { idEncoded }), { responseType: 'blob' })).data),
+      approve: async (idEncoded: string) => {
+        await post(adminUrl('reviewApprove', { idEncoded }));
+      },
+      takedown: async (idEncoded: string, reason: string) => {
+        await post(adminUrl('reviewTakedown', { idEncoded }), { reason });
+      },
+      block: async (idEncoded: string, reason: string) =>
+        (await post<{ data: { blocked: BlockAnswer } }>(adminUrl('reviewBlock', { idEncoded }), { reason })).data.data.blocked,
+      blocklist: async () => (await get<{ data: BlocklistCounts }>(adminUrl('blocklist'))).data.data,
+      importHashes: async (kind: BlockKind, text: string) =>
+        (await post<{ data: ImportAnswer & { counts: BlocklistCounts } }>(adminUrl('blocklistImport', {}, { kind }), { text })).data.data,
       clientConfig: async (documentId: string, kind: ClientKind) =>
         (await get<string>(adminUrl('clientConfig', { documentId, kind }), { responseType: 'text' })).data,
     }),

@@ -1,10 +1,11 @@
 /**
  * Admin entry of strapi-plugin-image-api: the "Image API" page in the menu (usage, images, keys;
- * behind the plugin's `usage.read` permission), the panel that shows a key entry's key (copy,
+ * behind the plugin's `usage.read` permission), the "Image review" page (moderation's queue and
+ * blocklist; behind `images.review`), the panel that shows a key entry's key (copy,
  * regenerate, client configurations), the panel of an image record's preset URLs and `<img srcset>`, and no "Set up preview" box on the plugin's entries. Keys and
  * images themselves are edited in the Content Manager, with the views the server sets up.
  */
-import { CloudUpload } from '@strapi/icons';
+import { CloudUpload, Shield } from '@strapi/icons';
 import { ApiKeyPanel } from './components/ApiKeyPanel';
 import { ServingPanel } from './components/ServingPanel';
 import { withoutPreviewOnOwnTypes } from './components/hidePreviewPanel';
@@ -33,6 +34,14 @@ export default {
       intlLabel: { id: getTranslation('menu.label'), defaultMessage: en['menu.label'] },
       permissions: [{ action: ACTIONS.usageRead, subject: null }],
       Component: () => import('./pages/UsagePage'),
+    });
+    // Moderation's review: a page of its own, as reviewers need not see usage (nor its readers review).
+    app.addMenuLink({
+      to: `plugins/${PLUGIN_ID}-review`,
+      icon: Shield,
+      intlLabel: { id: getTranslation('review.menu'), defaultMessage: en['review.menu'] },
+      permissions: [{ action: ACTIONS.imagesReview, subject: null }],
+      Component: () => import('./pages/ReviewPage'),
     });
     app.registerPlugin({ id: PLUGIN_ID, name: en['plugin.name'] });
   },

@@ -39,6 +39,9 @@ async function setUp(strapi: Core.Strapi) {
   getService(strapi, 'renditions').start();
   // Images stored before placeholders existed get theirs in the background (storage/placeholders.ts).
   getService(strapi, 'placeholders').start();
+  // The classifier's model (about 10 s of a core, in its worker thread) loads now rather than at the
+  // first upload that needs it, when some key or the default classifies (moderation/screening.ts).
+  void getService(strapi, 'screening').warmIfUsed();
   if (strapi.config.get('environment') === 'development') {
     // What a newcomer running `npm run develop` needs next: where the API and its docs are, and how to get a key.
     const base = getService(strapi, 'public-url').base();

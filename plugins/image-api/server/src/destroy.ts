@@ -27,6 +27,7 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     getService(strapi, 'renditions').stop(),
     getService(strapi, 'placeholders').stop(),
     getService(strapi, 'purges').stop(),
+    getService(strapi, 'classifier').stop(),
     stopHeicWorkers(),
   ]);
   await getService(strapi, 'rate-limits').disconnect();

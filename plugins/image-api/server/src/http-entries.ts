@@ -26,8 +26,11 @@ import { installImageFastPath } from './delivery/image-fast-path';
 import { imageDelivery } from './delivery/image-delivery';
 import { uploadPathMatcher } from './api/upload-paths';
 import { leaveBodyToPipeline } from './api/upload-pipeline';
-import { pageRoutes } from './routes/page-routes';
+import { pageRoutes, reportPathMatcher } from './routes/page-routes';
+import { leaveBodyToRoute } from './http/small-body';
 import { imgbbRoutes } from './routes/imgbb-routes';
+import { blocklistImportPathMatcher } from './routes';
+import { endAfterBody } from './http/end-after-body';
 
 export function addHttpEntries(strapi: Core.Strapi): void {
   const server = strapi.server.httpServer;
@@ -59,12 +62,26 @@ export function addHttpEntries(strapi: Core.Strapi): void {
   // The upload API's bodies are read by its pipeline (api/upload-pipeline.ts), after the request
   // gate and the header's key; every other route keeps Strapi's parser, without multipart
   // (http/multipart-body.ts).
+  // So is a viewer's report's, read by its route up to a few KB (pages/viewer-controller.ts).
+  // So is a hash list's, read by its admin route up to megabytes once its permission is checked
+  // (moderation/review-admin-controller.ts); a request refused before is discarded as it arrives.
+  const isReportPath = reportPathMatcher();
+  const isImportPath = blocklistImportPathMatcher();
   wrapForUploadPaths(
     strapi,
-    isUploadPath,
+    (path) => isUploadPath(path) || isReportPath(path) || isImportPath(path),
     'strapi::body',
-    () => (ctx: Context, next: Next) => {
-      leaveBodyToPipeline(ctx);
+    () => async (ctx: Context, next: Next) => {
+      if (isImportPath(ctx.path)) {
+        leaveBodyToRoute(ctx);
+        try {
+          return await next();
+        } finally {
+          if (!ctx.req.complete) endAfterBody(ctx.req, ctx.res, getConfig(strapi).bodyIdleTimeoutMs);
+        }
+      }
+      if (isReportPath(ctx.path)) leaveBodyToRoute(ctx);
+      else leaveBodyToPipeline(ctx);
       return next();
     },
     (factory, config) => strapiBodyWithoutMultipart(strapi, factory, config)

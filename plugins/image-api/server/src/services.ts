@@ -1,5 +1,7 @@
 import access from './keys/access';
+import blocklist from './moderation/blocklist';
 import bootLock from './operations/boot-lock';
+import classifier from './moderation/classifier';
 import apiKeys from './keys/api-keys';
 import clientConfigs from './keys/client-configs';
 import contentManagerLayout from './admin/content-manager-layout';
@@ -27,8 +29,11 @@ import purges from './purge/purge-journal';
 import quotas from './keys/quotas';
 import rateLimits from './keys/rate-limits';
 import renditions from './delivery/renditions';
+import reports from './moderation/reports';
 import renderGate from './operations/render-gate';
 import requestGate from './operations/request-gate';
+import review from './moderation/review';
+import screening from './moderation/screening';
 import sourceFrames from './delivery/source-frames';
 import transforms from './delivery/transforms';
 import upload from './api/upload-pipeline';
@@ -37,7 +42,9 @@ import usageTally from './storage/usage-tally';
 
 export default {
   access,
+  blocklist,
   'boot-lock': bootLock,
+  classifier,
   'api-keys': apiKeys,
   'client-configs': clientConfigs,
   'content-manager-layout': contentManagerLayout,
@@ -64,8 +71,11 @@ export default {
   quotas,
   'rate-limits': rateLimits,
   renditions,
+  reports,
   'render-gate': renderGate,
   'request-gate': requestGate,
+  review,
+  screening,
   'source-frames': sourceFrames,
   transforms,
   upload,

@@ -19,6 +19,15 @@ export const ADMIN_ROUTES = {
   keyUsage: '/usage/keys/:documentId',
   deleteImage: '/images/:idEncoded',
   serving: '/serving',
+  // Moderation's review (shared/contracts/review.ts), each behind `images.review`.
+  reviewQueue: '/review/queue',
+  reviewThumbnail: '/review/images/:idEncoded/thumbnail',
+  reviewApprove: '/review/images/:idEncoded/approve',
+  reviewTakedown: '/review/images/:idEncoded/takedown',
+  reviewBlock: '/review/images/:idEncoded/block',
+  blocklist: '/review/blocklist',
+  // Its body (a hash list, up to HASH_LIST_MAX_BYTES of text) is read by the route, not by Strapi's parser.
+  blocklistImport: '/review/blocklist/import',
 } as const;
 
 /** A route's URL for the admin's fetch client: the plugin's prefix, parameters filled in and escaped. */

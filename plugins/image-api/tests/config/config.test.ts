@@ -25,7 +25,7 @@ test('an app that sets nothing gets every default', () => {
     publicUrl: null, imgbbPath: '/1/upload', maxBytes: 10_000_000, maxPixels: 100_000_000, maxAnimationFrames: 500, maxAnimationPixels: 20_000_000, allowedTypes: ['jpeg', 'png', 'gif', 'webp', 'bmp', 'heic', 'avif'],
     thumbSize: 160, mediumWidth: 500, jpegQuality: 85, timeZone: 'UTC', fetchTimeoutMs: 15_000, fetchMaxRedirects: 5,
     urlAllowlist: [], corsOrigins: ['*'], minExpiration: 60, maxExpiration: 15_552_000, expirySweepSeconds: 60, sweepAfterMs: 600_000, debrisSweepSeconds: 300,
-    maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, maxRequestsPerAddress: null, bodyTimeoutMs: 120_000, bodyIdleTimeoutMs: 10_000, sendIdleTimeoutMs: 30_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, folderName: 'API uploads', keyCacheMs: 2000,
+    maxRequestsInFlight: 16, maxBodyBytesInFlight: 200_000_000, maxRequestsPerAddress: null, bodyTimeoutMs: 120_000, bodyIdleTimeoutMs: 10_000, sendIdleTimeoutMs: 30_000, bodyMinBytesPerSecond: 1024, shutdownTimeoutMs: 25_000, tmpDir: null, heicDecoder: 'auto', heicTimeoutMs: 60_000, folderName: 'API uploads', keyCacheMs: 2000,
     imageConcurrency: null, renderConcurrency: null, sharpThreads: null, heapGrowingPercent: null, blockUnusedDecoders: true, keepExif: false,
     keyHashSecret: null, metrics: null, bootstrapKey: null, rateLimit: '50/minute,500/hour,1000/day', failedAuthLimit: '10/minute',
     trustedProxies: [], redisUrl: null, redisTimeoutMs: 250, redisPrefix: 'image-api',
@@ -36,7 +36,13 @@ test('an app that sets nothing gets every default', () => {
       varnish: [], cloudflareZone: null, cloudflareToken: null, cloudflareApi: 'https://api.cloudflare.com/client/v4',
       fastlyService: null, fastlyToken: null, fastlyApi: 'https://api.fastly.com', timeoutMs: 5000,
     },
+    moderation: { mode: 'off', threshold: 0.8, blockDistance: 31, warm: true, reportsPerAddress: '5/hour', reportsPerImage: 50 },
   });
+});
+
+test('heicDecoder: auto, wasm or an absolute path', () => {
+  for (const value of ['auto', 'wasm', '/opt/libheif/bin/heif-convert']) expect(load({ heicDecoder: value }).heicDecoder).toBe(value);
+  for (const value of ['native', 'heif-convert', 'bin/heif-convert']) expect(() => load({ heicDecoder: value })).toThrow(/heicDecoder/);
 });
 
 describe('transformations (docs/api.md, "Transformations")', () => {

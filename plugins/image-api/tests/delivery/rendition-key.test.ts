@@ -8,7 +8,8 @@ import { renditionKey, type RenditionRequest } from '../../server/src/delivery/r
 
 const file = { hash: 'moving-Ab12', ext: '.gif', mime: 'image/gif', width: 300, height: 200, url: '/uploads/moving-Ab12.gif' };
 const request: Omit<RenditionRequest, 'replan'> = {
-  source: { image: { name: 'moving-Ab12', tags: ['img-Ab12', 'image-api'], expiresAt: null, createdAt: new Date(0), original: file, variants: {}, focalPoint: null }, file },
+  source: { image: { name: 'moving-Ab12', tags: ['img-Ab12', 'image-api'], expiresAt: null,
+    held: false, createdAt: new Date(0), original: file, variants: {}, focalPoint: null }, file },
   plan: { scaledWidth: 150, scaledHeight: 100, crop: null, smart: false, width: 150, height: 100 },
   format: 'webp',
   quality: 0,

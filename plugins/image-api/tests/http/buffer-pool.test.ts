@@ -1,28 +1,37 @@
-import { BufferPool } from '../../server/src/http/buffer-pool';
+import { BufferPool, sizeClass } from '../../server/src/http/buffer-pool';
 
 const KB = 1024;
 const pool = () => new BufferPool({ minBytes: 256 * KB, maxBytes: 4096 * KB, maxIdleBytes: 8192 * KB });
 
-test('a lease has exactly the size asked for, in a power-of-two buffer of at least minBytes', () => {
+test('a lease has exactly the size asked for, in a buffer of its size class (four to a power of two, whole pages from 64 KB), at least minBytes', () => {
   const p = pool();
-  for (const size of [1, 1000, 256 * KB, 256 * KB + 1, 3_100_000]) {
+  for (const size of [1, 1000, 256 * KB, 256 * KB + 1, 3_100_000, 4096 * KB]) {
     const lease = p.acquire(size);
     expect(lease.bytes.length).toBe(size);
-    expect(lease.bytes.buffer.byteLength).toBe(Math.max(256 * KB, 2 ** Math.ceil(Math.log2(size))));
+    expect(lease.bytes.buffer.byteLength).toBe(Math.max(256 * KB, sizeClass(size)));
+  }
+  // The classes: 2^(k/4), rounded up to 4 KB pages; never under the size, never a fifth over it.
+  expect([1024, 1536, 1945].map((kb) => sizeClass(kb * KB) / KB)).toEqual([1024, 1724, 2048]);
+  expect(sizeClass(5_300_000)).toBe(5_935_104);
+  for (let size = 300 * KB; size < 40_000 * KB; size = Math.ceil(size * 1.037)) {
+    const capacity = sizeClass(size);
+    expect(capacity).toBeGreaterThanOrEqual(size);
+    if (capacity >= 64 * KB) expect(capacity % 4096).toBe(0);
+    expect(capacity / size).toBeLessThan(1.2);
   }
 });
 
 test('a released buffer is lent again for a request of the same size class, and only once', () => {
   const p = pool();
-  const first = p.acquire(600 * KB);
+  const first = p.acquire(900 * KB);
   const underlying = first.bytes.buffer;
   first.release();
   first.release(); // idempotent: the buffer is not listed twice
   expect(p.idleSize).toBe(1024 * KB);
-  const second = p.acquire(900 * KB);
+  const second = p.acquire(1000 * KB);
   expect(second.bytes.buffer).toBe(underlying);
   expect(p.idleSize).toBe(0);
-  const third = p.acquire(900 * KB);
+  const third = p.acquire(1000 * KB);
   expect(third.bytes.buffer).not.toBe(underlying);
 });
 
@@ -51,8 +60,8 @@ test("past the lent bytes the buffer is zeroed: an earlier request's bytes are n
   const first = p.acquire(900 * KB);
   first.bytes.fill(0xab);
   first.release();
-  const second = p.acquire(600 * KB);
+  const second = p.acquire(870 * KB);
   expect(second.bytes.buffer).toBe(first.bytes.buffer);
   const whole = new Uint8Array(second.bytes.buffer);
-  expect(whole.subarray(600 * KB).every((b) => b === 0)).toBe(true);
+  expect(whole.subarray(870 * KB).every((b) => b === 0)).toBe(true);
 });

@@ -63,3 +63,79 @@ test('renders take one slot fewer than there are (at least one, at most all): an
   await Promise.all(rendering);
   expect(peakRenders).toBe(2);
 });
+
+/** Work that runs until its gate is opened. */
+function gated() {
+  const gates: Array<() => void> = [];
+  const job = (log: string[], name: string) => async () => {
+    log.push(`start ${name}`);
+    await new Promise<void>((resolve) => gates.push(resolve));
+    log.push(`end ${name}`);
+  };
+  const openFirst = async () => {
+    gates.shift()!();
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+  };
+  return { gates, job, openFirst };
+}
+const settle = () => new Promise((r) => setImmediate(r));
+
+test('a still render borrows the uploads\' slot while no upload wants it; an upload arriving then waits for the first slot to free, ahead of queued renders', async () => {
+  const { render, any } = createImageWorkLimit(2, null);
+  const { gates, job, openFirst } = gated();
+  const log: string[] = [];
+  const renders = ['r1', 'r2', 'r3'].map((name) => render(job(log, name), { borrow: true }));
+  await settle();
+  // Both slots taken by renders: nothing else wanted them.
+  expect(log).toEqual(['start r1', 'start r2']);
+  const upload = any(job(log, 'u1'));
+  await settle();
+  expect(gates).toHaveLength(2);
+  // The first slot freed goes to the upload, not to the render queued before it.
+  await openFirst();
+  expect(log).toEqual(['start r1', 'start r2', 'end r1', 'start u1']);
+  // While the upload runs, renders keep to their own slot: r3 waits for r2, not for the upload.
+  await openFirst();
+  expect(log.slice(4)).toEqual(['end r2', 'start r3']);
+  while (gates.length) await openFirst();
+  await Promise.all([...renders, upload]);
+  expect(log.filter((line) => line.startsWith('end'))).toHaveLength(4);
+});
+
+test('renders that may not borrow (animations) keep to their slots, even with no upload about; the queue keeps its order', async () => {
+  const { render } = createImageWorkLimit(2, null);
+  const { gates, job, openFirst } = gated();
+  const log: string[] = [];
+  const renders = [render(job(log, 'a1')), render(job(log, 'a2')), render(job(log, 's1'), { borrow: true })];
+  await settle();
+  // The still behind the second animation does not overtake it.
+  expect(log).toEqual(['start a1']);
+  expect(gates).toHaveLength(1);
+  await openFirst();
+  // The animation takes the render slot; the still, first in the queue now, borrows the other.
+  expect(log.slice(1)).toEqual(['end a1', 'start a2', 'start s1']);
+  while (gates.length) await openFirst();
+  await Promise.all(renders);
+});
+
+test('no render borrows while an upload runs; a failing job frees its slot', async () => {
+  const { render, any } = createImageWorkLimit(2, null);
+  const { gates, job, openFirst } = gated();
+  const log: string[] = [];
+  const upload = any(job(log, 'u1'));
+  const renders = ['r1', 'r2'].map((name) => render(job(log, name), { borrow: true }));
+  await settle();
+  expect(log).toEqual(['start u1', 'start r1']);
+  await openFirst();
+  // The upload is done: r2 may borrow now.
+  expect(log.slice(2)).toEqual(['end u1', 'start r2']);
+  const failing = any(async () => {
+    throw new Error('broken');
+  });
+  await openFirst();
+  await expect(failing).rejects.toThrow('broken');
+  const after = any(async () => 'ran');
+  await expect(after).resolves.toBe('ran');
+  while (gates.length) await openFirst();
+  await Promise.all([upload, ...renders]);
+});

@@ -40,7 +40,7 @@ beforeEach(async () => {
 });
 afterEach(() => api.close());
 
-const purger = (timeoutMs = 2000) => createCloudflarePurger({ zone: ZONE, token: TOKEN, api: `${api.url}/client/v4`, timeoutMs });
+const purger = (timeoutMs = 15_000) => createCloudflarePurger({ zone: ZONE, token: TOKEN, api: `${api.url}/client/v4`, timeoutMs });
 const bodies = () => api.requests.map((request) => JSON.parse(request.body) as { tags?: string[]; files?: string[] });
 
 test('sends the tags as documented: POST /zones/{zone}/purge_cache, a Bearer token, JSON {"tags": [...]}', async () => {
@@ -78,15 +78,15 @@ test('each tag and URL is sent once; a purge of nothing sends nothing', async ()
 });
 
 test("a refusal rejects with Cloudflare's status and words, never the token", async () => {
-  const wrong = createCloudflarePurger({ zone: ZONE, token: 'not-the-token-b3RoZXI', api: `${api.url}/client/v4`, timeoutMs: 2000 });
-  const { error } = await timed(wrong.purge({ tags: ['img-abc'], urls: [] }));
+  const wrong = createCloudflarePurger({ zone: ZONE, token: 'not-the-token-b3RoZXI', api: `${api.url}/client/v4`, timeoutMs: 15_000 });
+  const { error } = await timed(() => wrong.purge({ tags: ['img-abc'], urls: [] }));
   expect(error?.message).toBe('image-api: cloudflare purge of tags 1-1 of 1 failed: Cloudflare answered 403 (10000 Authentication error)');
   expect(error?.message).not.toContain('not-the-token-b3RoZXI');
 });
 
 test('an answer that quotes the token still leaves it out of the message', async () => {
   api.respond = () => refused(400, 6111, `Invalid format for Authorization header: Bearer ${TOKEN}`);
-  const { error } = await timed(purger().purge({ tags: ['img-abc'], urls: [] }));
+  const { error } = await timed(() => purger().purge({ tags: ['img-abc'], urls: [] }));
   expect(error?.message).toContain('Cloudflare answered 400 (6111 Invalid format for Authorization header: Bearer [token])');
   expect(error?.message).not.toContain(TOKEN);
 });
@@ -98,10 +98,10 @@ test('a 200 whose body says success: false rejects', async () => {
 
 test('a Cloudflare that never answers: rejects after about the timeout', async () => {
   api.respond = () => 'never';
-  const { ms, error } = await timed(purger(200).purge({ tags: ['img-abc'], urls: [] }));
+  const { ms, error } = await timed(() => purger(200).purge({ tags: ['img-abc'], urls: [] }));
   expect(error?.message).toBe('image-api: cloudflare purge of tags 1-1 of 1 failed: no answer within 200 ms');
   expect(ms).toBeGreaterThanOrEqual(190);
-  expect(ms).toBeLessThan(2000);
+  expect(ms).toBeLessThan(10_000);
 });
 
 test('a Cloudflare that fails three times, then succeeds: three rejections, then the purge resolves', async () => {

@@ -43,7 +43,7 @@ beforeEach(async () => {
 });
 afterEach(() => api.close());
 
-const purger = (timeoutMs = 2000, token = TOKEN) => createFastlyPurger({ service: SERVICE, token, api: api.url, timeoutMs });
+const purger = (timeoutMs = 15_000, token = TOKEN) => createFastlyPurger({ service: SERVICE, token, api: api.url, timeoutMs });
 const keysSent = () => api.requests.filter((request) => request.url.endsWith('/purge')).map((request) => (JSON.parse(request.body) as { surrogate_keys: string[] }).surrogate_keys);
 
 test('sends the keys as documented: POST /service/{id}/purge, Fastly-Key, JSON {"surrogate_keys": [...]}', async () => {
@@ -84,16 +84,16 @@ test('a purge of nothing sends nothing; a URL that is not absolute is refused', 
 });
 
 test("a refusal rejects with Fastly's status and words, never the token", async () => {
-  const { error } = await timed(purger(2000, 'wrong-token-d3Jvbmc').purge({ tags: ['img-abc'], urls: [] }));
+  const { error } = await timed(() => purger(15_000, 'wrong-token-d3Jvbmc').purge({ tags: ['img-abc'], urls: [] }));
   expect(error?.message).toBe('image-api: fastly purge of keys 1-1 of 1 failed: Fastly answered 401 (Provided credentials are missing or invalid)');
   expect(error?.message).not.toContain('wrong-token-d3Jvbmc');
-  const { error: urlError } = await timed(purger(2000, 'wrong-token-d3Jvbmc').purge({ tags: [], urls: ['https://cdn.example.com/a.jpg'] }));
+  const { error: urlError } = await timed(() => purger(15_000, 'wrong-token-d3Jvbmc').purge({ tags: [], urls: ['https://cdn.example.com/a.jpg'] }));
   expect(urlError?.message).toBe('image-api: fastly purge of the URL https://cdn.example.com/a.jpg failed: Fastly answered 401 (Provided credentials are missing or invalid)');
 });
 
 test('an answer that quotes the token still leaves it out of the message', async () => {
   api.respond = () => refused(403, 'Forbidden', `token ${TOKEN} lacks the purge_select scope`);
-  const { error } = await timed(purger().purge({ tags: ['img-abc'], urls: [] }));
+  const { error } = await timed(() => purger().purge({ tags: ['img-abc'], urls: [] }));
   expect(error?.message).toContain('Fastly answered 403 (Forbidden: token [token] lacks the purge_select scope)');
   expect(error?.message).not.toContain(TOKEN);
 });
@@ -107,10 +107,10 @@ test('a URL purge answered 200 without status "ok" rejects', async () => {
 
 test('a Fastly that never answers: rejects after about the timeout', async () => {
   api.respond = () => 'never';
-  const { ms, error } = await timed(purger(200).purge({ tags: ['img-abc'], urls: [] }));
+  const { ms, error } = await timed(() => purger(200).purge({ tags: ['img-abc'], urls: [] }));
   expect(error?.message).toBe('image-api: fastly purge of keys 1-1 of 1 failed: no answer within 200 ms');
   expect(ms).toBeGreaterThanOrEqual(190);
-  expect(ms).toBeLessThan(2000);
+  expect(ms).toBeLessThan(10_000);
 });
 
 test('a Fastly that fails three times, then succeeds: three rejections, then the purge resolves', async () => {

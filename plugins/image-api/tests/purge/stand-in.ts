@@ -66,11 +66,11 @@ export async function startStandIn(respond: Respond): Promise<StandIn> {
   return standIn;
 }
 
-/** How long `promise` took to settle, and how: the time a caller waited. */
-export async function timed(promise: Promise<unknown>): Promise<{ ms: number; error: Error | null }> {
+/** How long `call` takes to settle, and its error; the clock starts before the call (its own timer may start inside it). */
+export async function timed(call: () => Promise<unknown>): Promise<{ ms: number; error: Error | null }> {
   const started = performance.now();
   try {
-    await promise;
+    await call();
     return { ms: performance.now() - started, error: null };
   } catch (error) {
     return { ms: performance.now() - started, error: error as Error };

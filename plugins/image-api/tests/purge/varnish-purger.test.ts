@@ -23,7 +23,7 @@ describe('against stand-ins', () => {
   });
   afterEach(() => Promise.all([one.close(), two.close()]));
 
-  const purger = (timeoutMs = 2000) => createVarnishPurger({ servers: [one.url, `${two.url}/`], timeoutMs });
+  const purger = (timeoutMs = 15_000) => createVarnishPurger({ servers: [one.url, `${two.url}/`], timeoutMs });
   const seen = (server: StandIn) => server.requests.map((request) => `${request.method} ${request.url} host=${request.headers.host} xkey-purge=${request.headers['xkey-purge'] ?? '-'}`);
 
   test('tags: PURGE / with the tags space-separated in xkey-purge, to every server', async () => {
@@ -83,13 +83,13 @@ describe('against stand-ins', () => {
 
   test('a server that never answers: rejects after about the timeout, a URL purge too', async () => {
     two.respond = () => 'never';
-    const tags = await timed(purger(200).purge({ tags: ['img-abc'], urls: [] }));
+    const tags = await timed(() => purger(200).purge({ tags: ['img-abc'], urls: [] }));
     expect(tags.error?.message).toBe(`image-api: varnish purge of tags img-abc at ${two.url} failed: no answer within 200 ms`);
     expect(tags.ms).toBeGreaterThanOrEqual(190);
-    expect(tags.ms).toBeLessThan(2000);
-    const urls = await timed(purger(200).purge({ tags: [], urls: ['http://img.example.com/a.jpg'] }));
+    expect(tags.ms).toBeLessThan(10_000);
+    const urls = await timed(() => purger(200).purge({ tags: [], urls: ['http://img.example.com/a.jpg'] }));
     expect(urls.error?.message).toBe(`image-api: varnish purge of the URL http://img.example.com/a.jpg at ${two.url} failed: no answer within 200 ms`);
-    expect(urls.ms).toBeLessThan(2000);
+    expect(urls.ms).toBeLessThan(10_000);
   });
 
   test('a server that fails three times, then succeeds: three rejections, then the purge resolves', async () => {
@@ -193,7 +193,7 @@ describe('against a real varnishd with xkey', () => {
       outgoing.end();
     });
   const get = async (target: string) => (await request('GET', target)).body;
-  const purger = () => createVarnishPurger({ servers: [`http://127.0.0.1:${port}`], timeoutMs: 2000 });
+  const purger = () => createVarnishPurger({ servers: [`http://127.0.0.1:${port}`], timeoutMs: 15_000 });
 
   test('cached, then purged by tag: the next GET reaches the origin, other images stay cached', async () => {
     expect(await get('/a.jpg')).toBe('/a.jpg fetched 1');

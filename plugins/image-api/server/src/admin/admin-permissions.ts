@@ -1,8 +1,9 @@
 /**
  * The plugin's own admin permissions (Settings → Roles → Plugins → Image API). The usage page needs
  * `usage.read`; the key section of it, and revealing a key or its client configurations,
- * `keys.manage` and `keys.reveal`; deleting an image from the page, `images.delete`. Super Admins get
- * every action (Strapi resets their permissions at boot); the Editor role gets `usage.read` once, at
+ * `keys.manage` and `keys.reveal`; deleting an image from the page, `images.delete`; the moderation
+ * queue (docs/moderation.md), `images.review`, which no role but Super Admin has until an admin gives
+ * it. Super Admins get every action (Strapi resets their permissions at boot); the Editor role gets `usage.read` once, at
  * the first boot that knows the action, and keeps whatever an admin sets afterwards.
  *
  * API key entries are credentials, not content: Strapi gives its Editor and Author roles every
@@ -17,6 +18,7 @@ const DEFINITIONS = [
   { uid: 'keys.manage', displayName: 'See API keys and their usage' },
   { uid: 'keys.reveal', displayName: 'Reveal API keys and their client configurations' },
   { uid: 'images.delete', displayName: 'Delete images' },
+  { uid: 'images.review', displayName: 'Review flagged, held and reported images; take down, block, import hash lists' },
 ].map((action) => ({ ...action, section: 'plugins', subCategory: 'Image API', pluginName: PLUGIN_ID }));
 
 const EDITOR_ROLE = 'strapi-editor';

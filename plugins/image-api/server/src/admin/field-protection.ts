@@ -35,10 +35,13 @@ export function protectFields(strapi: Core.Strapi): void {
 /** By content type: the fields whose values the server keeps. */
 export const SERVER_KEPT_FIELDS: Record<string, string[]> = {
   [API_KEY_UID]: ['upload_count', 'last_used_at', 'key_prefix', 'key_last4', 'key_hash', 'key_encrypted', 'images', 'live_images', 'live_bytes'],
-  // Editors may change an image's title, description, NSFW flag and expiry; the rest is the upload's.
+  // Editors may change an image's title, description, NSFW flag and expiry; the rest is the upload's
+  // and moderation's.
   [IMAGE_UID]: [
     'id_encoded', 'name', 'md5', 'views', 'original_filename', 'original_exifdata', 'file', 'api_key', 'owner', 'owner_user',
     'album', 'delete_hash', 'expiry_claim', 'expiry_claimed_at', 'placeholder', 'dominant_color', 'source_digest', 'answer', 'label',
+    // Moderation's: an Editor cannot release a held image or clear it from the review queue.
+    'moderation', 'nsfw_score', 'nsfw_scores', 'review_since', 'report_count',
   ],
 };
 

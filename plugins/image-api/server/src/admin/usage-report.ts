@@ -51,7 +51,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
   async function images(orderBy: Record<string, 'desc'>, limit: number, withKeys: boolean, now: Date, where: Record<string, unknown> = {}): Promise<ImageCard[]> {
     const records = await strapi.db.query(IMAGE_UID).findMany({
-      where: { $or: [{ expires_at: null }, { expires_at: { $gt: now } }], ...where },
+      // Held images are the reviewers' (moderation/review.ts), not the dashboard's.
+      where: { $and: [{ $or: [{ expires_at: null }, { expires_at: { $gt: now } }] }, { $or: [{ moderation: null }, { moderation: { $ne: 'held' } }] }], ...where },
       orderBy,
       limit,
       select: ['id', 'documentId', 'id_encoded', 'title', 'original_filename', 'views', 'createdAt', 'expires_at', 'placeholder', 'dominant_color'],

@@ -10,7 +10,8 @@
  *   (the key the parameters name: step 2's confirmed, or one from the body or the query)
  *   then the action; an upload goes on:
  *   6. source        where the image goes, its expiration, the key's room, the source's bytes
- *   7. image work    probe, the stored original and its variants (images/)
+ *   7. image work    probe, the stored original and its variants (images/); screened by moderation
+ *                    (moderation/screening.ts): the blocklist, the classifier, the key's mode
  *   8. store         provider files and rows (storage/media-store.ts)
  *   9. record        in the same transaction: the key's quota, a duplicate's digest, an Idempotency-Key
  *  10. answer        in the dialect and format asked
@@ -25,6 +26,7 @@ import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import type { Context } from 'koa';
 import { errors, isApiError } from '../http/api-error';
+import { ERROR_TABLE } from '../http/error-table';
 import { clientAddress } from '../http/client-address';
 import { endAfterBody } from '../http/end-after-body';
 import type { RequestScope } from '../http/request-scope';
@@ -99,6 +101,9 @@ function idempotencyKeyOf(ctx: Context): string | null {
   if (!isValidIdempotencyKey(value)) throw errors.idempotencyKey();
   return value;
 }
+
+/** Moderation's refusals (106: refused, 107: blocked), which a key is charged for (docs/moderation.md). */
+const MODERATION_CODES = new Set([ERROR_TABLE.refusedByModeration.code, ERROR_TABLE.blockedContent.code]);
 
 /** Uploaded with this key, or with a key of the same admin or site user. */
 const mayDelete = (key: AuthenticatedKey, image: ImageForRemoval) =>
@@ -293,6 +298,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const rateLimits = getService(strapi, 'rate-limits');
     ctx.set(await rateLimits.chargeKey(key));
     let stored = false;
+    // Moderation's refusals keep their charge: the blocklist and the classifier answer no key for free.
+    let judged = false;
     try {
       if (!params.source) throw errors.emptySource();
       // A GET's parameters are in its URL, which mangles base64 and cuts it short.
@@ -302,6 +309,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         stored = true;
         answer(image, false);
       } catch (error) {
+        judged = isApiError(error) && MODERATION_CODES.has(error.code);
         // A twin request with the same Idempotency-Key was recorded first: its answer is this one's.
         const winner = remembered && isUniqueViolation(error) ? await idempotency.find(remembered) : null;
         if (!winner) throw error;
@@ -309,7 +317,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       }
     } finally {
       // Only stored uploads count against the key's budget: a refusal or a failure gives its charge back.
-      if (!stored) await rateLimits.refundKey(key);
+      if (!stored && !judged) await rateLimits.refundKey(key);
     }
   }
 
@@ -330,6 +338,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const sourceDigest = duplicates.digestOf(apiKey, bytes);
     const earlier = sourceDigest && (await duplicates.find(sourceDigest));
     if (earlier) return duplicates.answerFor(apiKey, earlier);
+    // The bytes as sent, against the blocklist's exact hashes: a blocked file costs no image work.
+    const screening = getService(strapi, 'screening');
+    await screening.screenSource(bytes);
+    const policy = screening.policy(apiKey);
+    // The medium's decoded pixels, kept for the screening only when it reads them.
+    const screeningPixels = await screening.needsPixels(policy);
 
     // 7. The image work.
     const workDone = metrics.timeImageWork();
@@ -338,12 +352,16 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       const decodable = withTrueAlphaFlag(bytes);
       const probed = await probeImage(decodable, cfg.allowedTypes, cfg);
       const [variants, originalExif] = await settleAll<[VariantSet, Record<string, unknown> | null]>([
-        buildVariants(decodable, probed, cfg, request.width),
+        buildVariants(decodable, probed, { ...cfg, screeningPixels }, request.width),
         cfg.keepExif && probed.hasMetadata ? readExif(decodable) : Promise.resolve(null),
       ]);
       checkStoredBytes(variants, cfg.maxBytes);
       return { variants, originalExif };
     }).finally(workDone);
+    const md5 = crypto.createHash('md5').update(variants.original.buffer).digest('hex');
+    const screened = await screening.screenImage(variants, md5, policy, request.nsfw);
+    // Read: let go of them before the store.
+    delete variants.pixels;
 
     // 8. The store: provider files, then the rows.
     const idEncoded = randomId(10);
@@ -354,12 +372,13 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       variants,
       idEncoded,
       name: storedName(filename, idEncoded),
-      md5: crypto.createHash('md5').update(variants.original.buffer).digest('hex'),
+      md5,
       originalFilename,
       libraryName: libraryName(request.title, originalFilename, extension),
       title: request.title,
       description: request.description,
-      nsfw: request.nsfw,
+      nsfw: screened.verdict.nsfw,
+      moderation: { state: screened.verdict.state, score: screened.score, scores: screened.scores },
       apiKeyId: apiKey.id,
       keyName: apiKey.name,
       adminOwnerId: apiKey.adminOwnerId,
@@ -381,7 +400,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     });
     const storeDone = metrics.timeStore();
     try {
-      return await storing;
+      const image = await storing;
+      if (screened.verdict.state !== 'none') metrics.moderated(screened.verdict.state);
+      return image;
     } catch (error) {
       // An identical upload of the key was recorded first (the unique index on the digest refused
       // this one, whose files are gone again): this one is its duplicate.

@@ -4,7 +4,8 @@
  */
 import { PLUGIN_ID } from '../../../shared/identity';
 
-export { ACTIONS, API_KEY_UID, IDEMPOTENT_UPLOAD_UID, IMAGE_UID, PENDING_UPLOAD_UID, PLUGIN_ID, PURGE_UID, RENDITION_UID, USAGE_DAY_UID } from '../../../shared/identity';
+export { ACTIONS, API_KEY_UID, BLOCK_UID, IDEMPOTENT_UPLOAD_UID, IMAGE_UID, MODERATION_MODES, MODERATION_STATES, PENDING_UPLOAD_UID, PLUGIN_ID, PURGE_UID, RENDITION_UID, REPORT_REASONS, REPORT_UID, USAGE_DAY_UID } from '../../../shared/identity';
+export type { ModerationMode, ModerationState, ReportReason } from '../../../shared/identity';
 
 /** Where Strapi keeps the plugin's configuration (`strapi.config.get(CONFIG_PATH)`). */
 export const CONFIG_PATH = `plugin::${PLUGIN_ID}`;

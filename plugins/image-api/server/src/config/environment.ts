@@ -23,6 +23,8 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   redisPrefix: { variable: 'IMAGE_API_REDIS_PREFIX' },
   redisTimeoutMs: { variable: 'IMAGE_API_REDIS_TIMEOUT_MS' },
   tmpDir: { variable: 'IMAGE_API_TMP_DIR' },
+  heicDecoder: { variable: 'IMAGE_API_HEIC_DECODER' },
+  heicTimeoutMs: { variable: 'IMAGE_API_HEIC_TIMEOUT_MS' },
   sweepAfterMs: { variable: 'IMAGE_API_SWEEP_AFTER_MS' },
   debrisSweepSeconds: { variable: 'IMAGE_API_DEBRIS_SWEEP_SECONDS' },
   maxRequestsInFlight: { variable: 'IMAGE_API_MAX_REQUESTS_IN_FLIGHT' },
@@ -60,6 +62,11 @@ export const OPTION_VARIABLES: Record<string, { variable: string; reading?: Read
   'purge.fastlyToken': { variable: 'IMAGE_API_PURGE_FASTLY_TOKEN' },
   'purge.fastlyApi': { variable: 'IMAGE_API_PURGE_FASTLY_API' },
   'purge.timeoutMs': { variable: 'IMAGE_API_PURGE_TIMEOUT_MS' },
+  'moderation.mode': { variable: 'IMAGE_API_MODERATION' },
+  'moderation.threshold': { variable: 'IMAGE_API_MODERATION_THRESHOLD' },
+  'moderation.blockDistance': { variable: 'IMAGE_API_BLOCK_DISTANCE' },
+  'moderation.warm': { variable: 'IMAGE_API_MODERATION_WARM' },
+  'moderation.reportsPerAddress': { variable: 'IMAGE_API_REPORTS_PER_ADDRESS' },
 };
 
 /** Fills the options the app's config left unset from their variables (in place). */

@@ -11,6 +11,7 @@
  * descriptions here (`npm run docs:options`), and a test fails when it is not.
  */
 import Joi from 'joi';
+import { MODERATION_MODES } from './constants';
 import { parseRateLimit } from './rate-limit';
 import { parseAllowlist } from './url-allowlist';
 import { compileTrustedProxies } from './trusted-proxies';
@@ -123,6 +124,12 @@ const options = {
     .description('On shutdown (SIGTERM), how long requests in flight may take to finish before the process exits, ms.'),
   tmpDir: Joi.string<string | null>().pattern(/^\//, { name: 'absolute path' }).allow(null).empty('').default(null)
     .description('Parent of per-request temp folders; null: <os tmpdir>/strapi-image-api.'),
+  heicDecoder: Joi.alternatives(Joi.string().valid('auto', 'wasm'), Joi.string().pattern(/^\//, { name: 'absolute path' }))
+    .empty('')
+    .default('auto')
+    .description('What decodes a HEIC\'s pixels: `auto`, Debian\'s `heif-convert` (libheif-examples, on the PATH) run as a child process, about twice as fast, when it is there, works and `prlimit` (util-linux) can bound it, and the file states its colours as nclx code points, else libheif\'s WebAssembly build in a worker thread; `wasm`: always the WebAssembly build; an absolute path: that heif-convert (the WebAssembly build if it is missing or does not work). Checked once per process.'),
+  heicTimeoutMs: positiveInt().max(600_000).default(60_000)
+    .description('Longest a HEIC\'s decode and variants may take (ms, at most 10 minutes); past it, 400 with code 311 and the decoder (the heif-convert child, or the worker thread) is killed.'),
   folderName: Joi.string().pattern(/\S/, { name: 'not blank' }).empty('').default('API uploads')
     .description('Name of the Media Library folder API uploads go to.'),
   keyCacheMs: Joi.number().integer().min(0).max(5000).empty('').default(2000)
@@ -130,7 +137,7 @@ const options = {
   imageConcurrency: positiveIntOrNull()
     .description('Images processed at once per process (uploads and transformation renders); null: one per CPU core.'),
   renderConcurrency: positiveIntOrNull()
-    .description('Of those, how many transformation renders may take at once; null: one fewer than `imageConcurrency` (at least one), so an upload always finds a slot whatever strangers ask to render.'),
+    .description('Of those, how many transformation renders may take at once; null: one fewer than `imageConcurrency` (at least one), so an upload always finds a slot whatever strangers ask to render. While no upload runs or waits, a render of a still image may also borrow the slot left for uploads (an upload then waits for one render at most).'),
   sharpThreads: positiveIntOrNull()
     .description('libvips threads per image operation (process-wide); null: the cores divided among `imageConcurrency` images, at least one.'),
   heapGrowingPercent: Joi.number<number | null>().integer().min(1).max(300).allow(null).empty('').default(null)
@@ -211,6 +218,22 @@ const options = {
       return purge;
     }, 'credentials set in pairs')
     .description('Caches and CDNs told to forget a deleted or expired image (docs/deployment.md, "Caching images"): each purge is recorded with the deletion and retried until it succeeds or `cacheMaxAgeSeconds` has passed. None by default.'),
+  moderation: Joi.object({
+    mode: Joi.string().valid(...MODERATION_MODES).empty('').default('off')
+      .description('What an upload scored past the threshold does, for keys that set no `moderation` of their own: `off` (not classified), `flag` (marked NSFW, its viewer page asks before showing it), `hold` (stored, every URL 404 until an admin approves it) or `refuse` (422, code 106, nothing stored). docs/moderation.md.'),
+    threshold: Joi.number().min(0).max(1).empty('').default(0.8)
+      .description('The NSFW score (0 to 1: the classifier\'s probability that the image is porn, hentai or sexy) at or past which an upload is flagged, held or refused, for keys that set no threshold of their own.'),
+    blockDistance: Joi.number().integer().min(0).max(47).empty('').default(31)
+      .description('Largest number of differing bits (of 256) between an upload\'s PDQ fingerprint and a blocked one for the upload to match it (403, code 107); 0: the same fingerprint only.'),
+    warm: Joi.boolean().empty('').default(true)
+      .description('Load the classifier\'s model in the background after boot (about 3.5 s of one core and 190 MB of memory) when some key or the default moderates; false: at the first upload that needs it, which then waits for it.'),
+    reportsPerAddress: Joi.string().allow('').custom(grammar(parseRateLimit), 'the rate-limit grammar').default('5/hour')
+      .description('Reports one client address may send, e.g. "5/hour", or "off" (no bound).'),
+    reportsPerImage: positiveInt().default(50)
+      .description('Reports kept for one image; past it, more are answered as accepted and not stored (the image is in the review queue already).'),
+  })
+    .default()
+    .description('Moderation (docs/moderation.md): the classifier\'s defaults, the blocklist\'s perceptual distance, the bounds of reports.'),
   redisUrl: Joi.string<string | null>().uri({ scheme: ['redis', 'rediss'] }).allow(null).empty('').default(null)
     .description('Redis for rate-limit counters shared by every instance; null: in-process memory.'),
   redisTimeoutMs: positiveInt().default(250)

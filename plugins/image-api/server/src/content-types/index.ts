@@ -6,6 +6,8 @@ import idempotentUpload from './idempotent-upload/schema';
 import usageDay from './usage-day/schema';
 import rendition from './rendition/schema';
 import purge from './purge/schema';
+import report from './report/schema';
+import block from './block/schema';
 
 export default {
   image: { schema: image },
@@ -15,4 +17,6 @@ export default {
   'usage-day': { schema: usageDay },
   rendition: { schema: rendition },
   purge: { schema: purge },
+  report: { schema: report },
+  block: { schema: block },
 };

@@ -1,7 +1,7 @@
 /**
  * Which of this service's images a served file or a transformation source is (docs/api.md, "Serving images"): a
  * stored file name (`<name>.<ext>`, `<name>.th.<ext>`, `<name>.md.<ext>`) → the image, the file it
- * names, its focal point and expiry. One lookup through the unique index on the image's name,
+ * names, its focal point, expiry and whether moderation holds it. One lookup through the unique index on the image's name,
  * remembered for SOURCE_TTL_MS: a hot image costs no query per request. Any change to an image on
  * this instance (stored, deleted, edited: storage/image-changes.ts) forgets it at once; other
  * instances see it within the TTL.
@@ -36,6 +36,8 @@ export interface SourceImage {
   /** The cache tags its answers carry (purge/cache-tags.ts). */
   tags: string[];
   expiresAt: Date | null;
+  /** Held by moderation until an admin approves it (docs/moderation.md): answered as unknown. */
+  held: boolean;
   createdAt: Date;
   original: StoredFile;
   /** By variant key of the file entry's `formats` (`thumbnail`, `medium`). */
@@ -86,7 +88,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   async function lookUp(name: string): Promise<SourceImage | null> {
     const record = await strapi.db.query(IMAGE_UID).findOne({
       where: { name },
-      select: ['name', 'id_encoded', 'expires_at', 'createdAt'],
+      select: ['name', 'id_encoded', 'expires_at', 'moderation', 'createdAt'],
       populate: { file: { select: ['hash', 'ext', 'mime', 'width', 'height', 'url', 'formats', 'focalPoint'] } },
     });
     if (!record?.file) return null;
@@ -96,6 +98,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       name: record.name,
       tags: cacheTagsOf(record.id_encoded),
       expiresAt: record.expires_at ? new Date(record.expires_at) : null,
+      held: record.moderation === 'held',
       createdAt: new Date(record.createdAt),
       original: asStored(record.file),
       variants,
@@ -103,7 +106,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     };
   }
 
-  /** The image named `name`, expired or not (see isLive); unknown: null. */
+  /** The image named `name`, expired or held or not (see isLive); unknown: null. */
   async function byName(name: string): Promise<SourceImage | null> {
     let entry = remembered.get(name);
     if (!entry) {
@@ -123,7 +126,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     return file ? { image, file } : null;
   }
 
-  const live = (found: NamedFile | null) => (found && (found.image.expiresAt === null || found.image.expiresAt.getTime() > Date.now()) ? found : null);
+  /** Served: not expired at `now`, not held. */
+  const isLive = (image: SourceImage, now = Date.now()) => !image.held && (image.expiresAt === null || image.expiresAt.getTime() > now);
+  const live = (found: NamedFile | null) => (found && isLive(found.image) ? found : null);
   const absolute = (url: string) => getService(strapi, 'public-url').fileUrl(url);
 
   return {
@@ -132,8 +137,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     /** What is remembered of the image named `name`, without a lookup (undefined: nothing fresh). */
     peek: (name: string): SourceImage | null | undefined => remembered.get(name)?.image,
 
-    /** Not expired at `now`. */
-    isLive: (image: SourceImage, now = Date.now()) => image.expiresAt === null || image.expiresAt.getTime() > now,
+    isLive,
 
     /**
      * A live transformation source (docs/api.md, "Transformations"): `local:///{file name}`, or the direct URL of the

@@ -9,6 +9,8 @@
  *   from the uploads') and a render slot of the image work (images/image-work.ts: fewer than uploads
  *   have), so renders asked for by strangers never refuse or hold up keyed uploads.
  * - The answer goes as soon as the pixels are ready; the result is kept after it (settled() waits).
+ *   A result is written once: not while this instance keeps it already, nor once its row is there
+ *   (the local provider writes a file in place, so a second write would cut it short under readers).
  * - A kept result is read back whole only when the hot bytes keep it (delivery/hot-file-cache.ts); a larger
  *   one is streamed from the provider's file, each request its own stream, so slow readers hold a
  *   chunk each, not a copy of the result.
@@ -69,6 +71,13 @@ interface RenditionRow {
 
 /** How often usage is written and the byte budget enforced. */
 const EVICT_EVERY_MS = 60_000;
+/**
+ * The largest source a render may borrow the uploads' image-work slot for: a phone's photo. A 24 MP
+ * JPEG renders in about 0.1 s (shrunk on load); a 100 MP PNG, which has no shrink-on-load, takes
+ * seconds, and an upload would wait for it.
+ */
+const BORROW_MAX_PIXELS = 24_000_000;
+
 /** Results evicted per statement. */
 const EVICT_BATCH = 100;
 
@@ -91,6 +100,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const inFlight = new Map<string, Promise<ImmutableBytes>>();
   /** Results being written and recorded after their answer went. */
   const pendingKeeps = new Set<Promise<unknown>>();
+  /** The keys of the results being kept (keep()): one write of a result at a time. */
+  const keeping = new Set<string>();
   /** Keys served since the last write of `last_used_at` (written by the periodic job, not per request). */
   const used = new Set<string>();
   const sqlite = () => strapi.db.dialect.client === 'sqlite';
@@ -99,8 +110,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const entryOf = (key: string, bytes: Buffer, mime: string, createdAt: Date): HotEntry => ({ bytes, type: mime, etag: etagOf(key), lastModified: createdAt });
   const served = (entry: HotEntry): ImmutableBytes => ({ ...entry, size: entry.bytes.length });
 
-  /** The kept result of `key`: its bytes when the hot bytes keep them, else a stream of its file; null: none (render it). */
-  async function findKept(key: string): Promise<ImmutableBytes | null> {
+  /**
+   * The kept result of `key`: its bytes when the hot bytes keep them, else a stream of its file;
+   * null: none (render it); 'file-gone': its row is there but not its file (render it, write it again).
+   */
+  async function findKept(key: string): Promise<ImmutableBytes | null | 'file-gone'> {
     const row = await strapi.db.connection(table()).where(column(RENDITION_UID, 'key'), key).first();
     if (!row) return null;
     const store = getService(strapi, 'media-store');
@@ -109,10 +123,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const local = store.localPath(file);
     // The file is gone (evicted or removed meanwhile): render it again.
     const size = local ? (await fsp.stat(local).catch(() => null))?.size : Number(row.size);
-    if (size === undefined) return null;
+    if (size === undefined) return 'file-gone';
     if (getService(strapi, 'hot-files').fits(size)) {
       const bytes = await store.read(file).catch(() => null);
-      return bytes && served(entryOf(key, bytes, row.mime, createdAt));
+      return bytes ? served(entryOf(key, bytes, row.mime, createdAt)) : 'file-gone';
     }
     // Gone since its row was read (evicted meanwhile), or unreadable (a private bucket): it throws
     // isFileMissing(), and the request is answered by a render (get()'s `skipKept`).
@@ -152,8 +166,24 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     });
   }
 
+  /**
+   * Writes and records a rendered result, unless it is being kept here already or is kept (a second
+   * render began before the first one's row was there). `rewrite`: its row is there but its file
+   * could not be read: written again.
+   */
+  async function keep(key: string, request: RenditionRequest, rendered: Rendered, renderedAt: Date, rewrite: boolean): Promise<void> {
+    if (keeping.has(key)) return;
+    keeping.add(key);
+    try {
+      if (!rewrite && (await strapi.db.connection(table()).where(column(RENDITION_UID, 'key'), key).first('id'))) return;
+      await writeAndRecord(key, request, rendered, renderedAt);
+    } finally {
+      keeping.delete(key);
+    }
+  }
+
   /** Writes the result through the provider and records it; complete or absent (see the module comment). */
-  async function keep(key: string, request: RenditionRequest, rendered: Rendered, renderedAt: Date): Promise<void> {
+  async function writeAndRecord(key: string, request: RenditionRequest, rendered: Rendered, renderedAt: Date): Promise<void> {
     const file = providerFile(rendered, keptResultName(request.source.image.name, key));
     const journal = getService(strapi, 'journal');
     const store = getService(strapi, 'media-store');
@@ -175,7 +205,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean): Promise<ImmutableBytes> {
+  async function renderAndKeep(key: string, request: RenditionRequest, address: string, keepIt: boolean, rewrite: boolean): Promise<ImmutableBytes> {
     const config = getConfig(strapi);
     const metrics = getService(strapi, 'metrics');
     const ticket = getService(strapi, 'render-gate').enter(0, address);
@@ -193,6 +223,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const stillThere = await store.source(request.source.file).then(() => true, (missing) => !isFileMissing(missing));
         throw stillThere ? error : errors.imageNotFound();
       };
+      // A still of a source up to BORROW_MAX_PIXELS may borrow the uploads' slot while no upload
+      // wants it (images/image-work.ts): an upload then waits for that one render at most.
+      const animated = request.frames > 1 && isAnimatedFormat(request.format);
+      const borrow = !animated && request.source.file.width * request.source.file.height <= BORROW_MAX_PIXELS;
       rendered = await runRenderWork(async () => {
         const source = await store.source(request.source.file);
         // The plan was made from the recorded size; the file's own header has the last word.
@@ -200,11 +234,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const recorded = request.source.file;
         const plan = size.width === recorded.width && size.height === recorded.height ? request.plan : request.replan(size);
         const settings = { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality };
-        if (request.frames > 1 && isAnimatedFormat(settings.format)) {
+        if (animated && isAnimatedFormat(settings.format)) {
           return renderAnimation(source, plan, { ...settings, format: settings.format }, { ...size, frames: request.frames });
         }
         return render(source, plan, settings, config.maxPixels);
-      }).catch(gone);
+      }, { borrow }).catch(gone);
       // A render that outlived its lookup of the image (kept SOURCE_TTL_MS) answers only if the image
       // is still there: deleted meanwhile, its purges may have gone by, and a cache in front would
       // keep this answer for a month. A render within the lookup's second is covered by the purge's
@@ -228,11 +262,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     // bench:delivery). Whole seconds, as HTTP dates are.
     const renderedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     if (!keepIt) return { ...served(entryOf(key, rendered.buffer, rendered.mime, renderedAt)), lease };
-    const keeping = keep(key, request, rendered, renderedAt).catch((error) =>
+    const kept = keep(key, request, rendered, renderedAt, rewrite).catch((error) =>
       strapi.log.warn(`image-api: a transformation result was not kept: ${(error as Error)?.message ?? error}`)
     );
-    pendingKeeps.add(keeping);
-    void keeping.finally(() => pendingKeeps.delete(keeping));
+    pendingKeeps.add(kept);
+    void kept.finally(() => pendingKeeps.delete(kept));
     return { ...served(entryOf(key, rendered.buffer, rendered.mime, renderedAt)), lease };
   }
 
@@ -305,12 +339,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       let pending = inFlight.get(flight);
       if (!pending) {
         const keptOrRendered = async () => {
-          const kept = skipKept ? null : await findKept(key);
-          if (kept) {
-            used.add(key);
-            getService(strapi, 'metrics').transformAnswered('hit');
-          }
-          return kept ?? renderAndKeep(key, request, address, keepIt);
+          const kept = skipKept ? 'file-gone' : await findKept(key);
+          if (kept === null || kept === 'file-gone') return renderAndKeep(key, request, address, keepIt, kept === 'file-gone');
+          used.add(key);
+          getService(strapi, 'metrics').transformAnswered('hit');
+          return kept;
         };
         pending = keptOrRendered()
           .then((entry) => {

@@ -5,8 +5,10 @@
  * request's HTTP and database work, so an image part is copied into a buffer lent by this pool, not
  * into a new one, and the buffer is given back when the request has ended.
  *
- * Buffers come in power-of-two sizes; the pool keeps at most `maxIdleBytes` of idle ones, so an
- * idle server holds a bounded amount.
+ * Buffers come in size classes four to a power of two (2^(k/4), whole pages), so a lease wastes at
+ * most a fifth of what it holds: in powers of two a 5.3 MB phone photo took 8 MB, and 16 of them
+ * waiting for the image work held 43 MB more than their bytes. The pool keeps at most
+ * `maxIdleBytes` of idle ones, so an idle server holds a bounded amount.
  */
 
 export interface BufferLease {
@@ -25,7 +27,21 @@ export interface BufferPoolOptions {
   maxIdleBytes: number;
 }
 
-const nextPowerOfTwo = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+const PAGE = 4096;
+/** Size classes per power of two. */
+const STEPS = 4;
+
+/** Past this, classes are whole pages. */
+const PAGED = 64 * 1024;
+
+/** The smallest size class of at least `n` bytes: 2^(k/STEPS), in whole pages from PAGED up. */
+export function sizeClass(n: number): number {
+  const exponent = Math.ceil(Math.log2(Math.max(1, n)) * STEPS) / STEPS;
+  const round = (bytes: number) => (bytes >= PAGED ? Math.ceil(bytes / PAGE) * PAGE : Math.ceil(bytes));
+  // Floating point may land a hair under n: the next class then.
+  const size = round(2 ** exponent);
+  return size >= n ? size : round(2 ** (exponent + 1 / STEPS));
+}
 
 export class BufferPool {
   private readonly idle = new Map<number, Buffer[]>();
@@ -35,7 +51,7 @@ export class BufferPool {
 
   /** A buffer of `size` bytes with undefined contents: the caller overwrites all of it. */
   acquire(size: number): BufferLease {
-    const capacity = Math.max(this.options.minBytes, nextPowerOfTwo(size));
+    const capacity = Math.max(this.options.minBytes, sizeClass(size));
     if (capacity > this.options.maxBytes) return { bytes: Buffer.allocUnsafeSlow(size), release: () => undefined };
     const reused = this.idle.get(capacity)?.pop();
     if (reused) this.idleBytes -= capacity;

@@ -23,7 +23,7 @@ export interface ErrorRow<A extends unknown[]> {
   /** A refused URL host: a HostRefusal (sources/media-library-import.ts gives one message for all). */
   host?: true;
   /** Answered by one kind of route alone: the OpenAPI document lists it there only. */
-  only?: 'upload' | 'transform';
+  only?: 'upload' | 'transform' | 'report';
   /** Every condition that answers with this row, in docs/api.md's order: each is an example in the OpenAPI document. */
   cases: ErrorCase<A>[];
 }
@@ -55,6 +55,18 @@ export const ERROR_TABLE = {
       { when: 'the key is at its `quota_images`', sample: ['at most 1000 images for this key'] },
       { when: 'the upload would take the key past its `quota_bytes`', sample: ['at most 5 GB of images for this key'] },
     ],
+  }),
+  /** An upload scored past its key's threshold, the key refusing such uploads (docs/moderation.md). */
+  refusedByModeration: row({
+    status: 422, code: 106, only: 'upload',
+    message: () => 'Image refused by moderation',
+    cases: [{ when: "the key's moderation is `refuse` and the image's NSFW score is at or past its threshold, or the client sent `nsfw=1`", sample: [] }],
+  }),
+  /** An upload matching the blocklist: an exact hash, or a PDQ fingerprint within `moderation.blockDistance` (docs/moderation.md). */
+  blockedContent: row({
+    status: 403, code: 107, only: 'upload',
+    message: () => 'Blocked content',
+    cases: [{ when: 'the image is on the blocklist: its SHA-256 or MD5, or a perceptual fingerprint close to a blocked one', sample: [] }],
   }),
   badVersion: row({ status: 400, code: 110, message: () => 'Invalid API version', cases: [{ when: 'version other than 1 (`/api/2/upload`)', sample: [] }] }),
   badAction: row({
@@ -200,7 +212,14 @@ export const ERROR_TABLE = {
     cases: [
       { when: 'malformed body (broken JSON, multipart)', sample: ['Malformed request body'] },
       { when: 'a body that cannot be an upload (JSON nested deeper than 8 or with over 1,000 keys and items; over 100 fields)', sample: ['Malformed request body: nested too deeply'] },
+      { when: 'a report without a reason from the list, or with a text over 1,000 characters', sample: ['Invalid report: reason must be one of sexual, violence, hate, illegal, spam, copyright, other'] },
     ],
+  }),
+  /** A small body (a viewer's report, `POST /image/<id>/report`) past its few kilobytes (http/small-body.ts). */
+  bodyTooLarge: row({
+    status: 413, code: 413, only: 'report',
+    message: (maxBytes: number) => `Request body too large: at most ${maxBytes} bytes`,
+    cases: [{ when: 'a report\'s body over 10 KB (refused before it is read when its length says so)', sample: [10240] }],
   }),
   idempotencyKey: row({
     status: 400, code: 400,
@@ -234,6 +253,7 @@ export const ERROR_TABLE = {
     cases: [
       { when: 'rate limit of the key', sample: ['Rate limit exceeded: 50 uploads per minute', retryAfter(12)] },
       { when: 'too many failed authentications from the address', sample: ['Too many failed authentication attempts: at most 10 per minute', retryAfter(30)] },
+      { when: 'too many reports from the address (`moderation.reportsPerAddress`)', sample: ['Rate limit exceeded: 5 reports per hour', retryAfter(600)] },
     ],
   }),
   /** One client address holds its share of the uploads (or transformation renders) in flight (operations/request-gate.ts). */
@@ -263,6 +283,7 @@ export const ERROR_TABLE = {
       { when: 'too many uploads in flight on this instance (`maxRequestsInFlight`, `maxBodyBytesInFlight`), refused before the body is read', sample: ['too many uploads in progress, try again shortly', 2] },
       { when: 'too many renders in flight on this instance (`maxRendersInFlight`: 16)', sample: ['too many renders in progress, try again shortly', 2] },
       { when: 'the instance is shutting down (SIGTERM)', sample: ['shutting down', 2] },
+      { when: "an upload that moderation classifies, and the classifier failed or took too long (docs/moderation.md): nothing stored", sample: ['the image could not be classified, try again shortly', 5] },
     ],
   }),
   insufficientStorage: row({ status: 507, code: 507, message: () => 'Insufficient storage', cases: [{ when: 'the disk (or the storage\'s quota) is full', sample: [] }] }),

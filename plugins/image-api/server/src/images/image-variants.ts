@@ -21,7 +21,7 @@ import { placeholderOf, type Placeholder } from './placeholder';
 import { layoutOf, type FileLayout } from './file-layout';
 import { everyFrame as framesInput, isAnimatedFormat } from './animation-encoding';
 import { animatedVariants, apngFrames, resizedAnimation } from './animated-variants';
-import type { EncodedImage, OutputFormat, VariantSet, VariantOptions } from './variant-set';
+import { SCREENING_PIXELS_EDGE, type EncodedImage, type OutputFormat, type VariantSet, type VariantOptions } from './variant-set';
 
 export type { EncodedImage, OutputFormat, VariantSet, VariantOptions } from './variant-set';
 
@@ -74,8 +74,8 @@ async function rendered(encoding: Sharp, format: OutputFormat): Promise<EncodedI
  * `channels` are read from its bytes, whichever way it was made.
  */
 export async function buildVariants(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null = null): Promise<VariantSet> {
-  const { original, medium, thumb, placeholder } = await encodeVariants(bytes, probed, options, width);
-  return { original: asStored(original), medium: asStored(medium), thumb: asStored(thumb), placeholder };
+  const { original, medium, thumb, placeholder, pixels } = await encodeVariants(bytes, probed, options, width);
+  return { original: asStored(original), medium: asStored(medium), thumb: asStored(thumb), placeholder, ...(pixels ? { pixels } : {}) };
 }
 
 /** `bits` and `channels` as the file holds them (file-layout.ts; an AVIF's as libvips read or wrote it). */
@@ -86,7 +86,8 @@ function asStored(image: EncodedImage): EncodedImage {
 
 function encodeVariants(bytes: Buffer, probed: ProbedImage, options: VariantOptions, width: number | null): Promise<VariantSet> {
   // Decoded and rendered in a worker thread, one HEIC at a time per process (decoders/heic-variants.ts).
-  if (probed.type === 'heic') return heicVariants(bytes, options, width);
+  // (Its medium's pixels stay in the worker: the screening decodes the medium again.)
+  if (probed.type === 'heic') return heicVariants(bytes, { ...options, screeningPixels: false }, width);
   // libvips' AV1 decoder holds about 200 MB for a 12 MP AVIF (two at once took the bench's server to
   // 940 MB): one AVIF at a time per process, as HEICs and BMPs.
   if (probed.type === 'avif') return oneAvifAtATime(() => variantsOf(bytes, bytes, probed, options, width));
@@ -157,7 +158,7 @@ async function variantsOf(input: Buffer, bytes: Buffer, probed: ProbedImage, opt
   }
 }
 
-type Variants = Pick<VariantSet, 'thumb' | 'medium' | 'placeholder'>;
+type Variants = Pick<VariantSet, 'thumb' | 'medium' | 'placeholder' | 'pixels'>;
 
 /** The medium is never wider than an original resized to `width`. */
 const narrowed = (options: VariantOptions, width: number | null) =>
@@ -224,7 +225,11 @@ async function renderVariants(open: () => Sharp, format: OutputFormat, options: 
     encodeVariant(thumb, format, quality, source),
     placeholderOf({ data, width: info.width, height: info.height, channels: info.channels }),
   ]);
-  return { medium: mediumImage, thumb: thumbImage, placeholder };
+  // The decoded medium, for the screening when it asked (it would decode the encoded one again), if
+  // small: the pixels outlive the image-work slot.
+  const small = info.width <= SCREENING_PIXELS_EDGE && info.height <= SCREENING_PIXELS_EDGE;
+  const decoded = options.screeningPixels && small ? { pixels: { data, width: info.width, height: info.height, channels: info.channels } } : {};
+  return { medium: mediumImage, thumb: thumbImage, placeholder, ...decoded };
 }
 
 type Encoder = (pipeline: Sharp) => Sharp;

@@ -1,10 +1,12 @@
 /**
  * What a page paints before an image arrives (docs/api.md, "The image object"): a ThumbHash (base64; thumbhash.js, which
  * wants at most 100×100 RGBA) and the dominant colour (`#rrggbb`). Both come from pixels the upload
- * has decoded already (image-variants.ts hands the `.md` variant's), shrunk once to 100 px: no second
- * decode of the original. The dominant colour is the peak of a 4096-bin histogram (4 bits a channel,
- * as libvips' `stats().dominant`), counted here over those 10,000 pixels: sharp's stats() took 7.7 ms
- * of CPU for it (a tenth of a 12 MP upload's), this takes about 0.1 ms.
+ * has decoded already (image-variants.ts hands the `.md` variant's), averaged down to 100 px
+ * (shrinkToRgba): no second decode of the original, no sharp call. The dominant colour is the peak
+ * of a 4096-bin histogram (4 bits a channel, as libvips' `stats().dominant`), counted here over
+ * those 10,000 pixels: sharp's stats() took 7.7 ms of CPU for it (a tenth of a 12 MP upload's), this
+ * takes about 0.1 ms. The ThumbHash keeps at most 7 frequencies an axis, so it reads those pixels
+ * averaged down to 32 px: 0.11 ms where 100 px took 1.1 ms (docs/performance.md, "Placeholders").
  */
 import sharp from 'sharp';
 import { rgbaToThumbHash } from 'thumbhash';
@@ -24,8 +26,15 @@ export interface RawPixels {
   channels: 1 | 2 | 3 | 4;
 }
 
-/** ThumbHash's largest input edge. */
-const THUMBHASH_EDGE = 100;
+/** The edge the pixels are shrunk to (thumbhash.js takes at most 100×100), and the dominant colour counted over. */
+const PLACEHOLDER_EDGE = 100;
+/**
+ * The most pixels averaged on the JavaScript thread (about 2.5 ms): a medium of a very tall image
+ * (500 px wide, any height) is shrunk by sharp, off that thread, instead.
+ */
+const JS_SHRINK_MAX_PIXELS = 500_000;
+/** The ThumbHash's input edge: enough for its 7 frequencies an axis. */
+export const THUMBHASH_EDGE = 32;
 
 const hex = (value: number) => Math.round(value).toString(16).padStart(2, '0');
 
@@ -33,7 +42,7 @@ const hex = (value: number) => Math.round(value).toString(16).padStart(2, '0');
 const BIN_BITS = 4;
 
 /** The most frequent colour of RGBA pixels (transparent ones left out), as the centre of its bin. */
-function dominantColour(rgba: Buffer): string {
+function dominantColour(rgba: Uint8Array): string {
   const counts = new Uint32Array(1 << (3 * BIN_BITS));
   const shift = 8 - BIN_BITS;
   let best = 0;
@@ -47,13 +56,59 @@ function dominantColour(rgba: Buffer): string {
   return `#${hex(centre(best >> (2 * BIN_BITS)))}${hex(centre((best >> BIN_BITS) & mask))}${hex(centre(best & mask))}`;
 }
 
-export async function placeholderOf({ data, width, height, channels }: RawPixels): Promise<Placeholder> {
-  let small = sharp(data, { raw: { width, height, channels } }).resize(THUMBHASH_EDGE, THUMBHASH_EDGE, { fit: 'inside' });
+/**
+ * Pixels (grey, grey and alpha, RGB or RGBA, 8 bits a sample) as RGBA, averaged down to fit `edge`:
+ * each output pixel the mean of the input pixels it covers, weighted by their alpha as a resize
+ * does, so transparent pixels lend no colour. A box filter: for a placeholder it looks as a resize's
+ * does, and in JavaScript it costs about 1 ms for a 500 × 375 medium where a sharp call cost 2.
+ */
+export function shrinkToRgba(data: Uint8Array, width: number, height: number, channels: 1 | 2 | 3 | 4, edge: number): { rgba: Uint8Array; width: number; height: number } {
+  const scale = Math.min(1, edge / Math.max(width, height));
+  if (scale === 1 && channels === 4) return { rgba: data, width, height };
+  const outWidth = Math.max(1, Math.round(width * scale));
+  const outHeight = Math.max(1, Math.round(height * scale));
+  const grey = channels < 3;
+  const alphaAt = channels === 2 || channels === 4 ? channels - 1 : -1;
+  const column = new Int32Array(width);
+  for (let x = 0; x < width; x++) column[x] = Math.min(outWidth - 1, Math.floor((x * outWidth) / width)) * 5;
+  // Per output pixel: Σ r·a, Σ g·a, Σ b·a, Σ a, and how many input pixels.
+  const sums = new Float64Array(outWidth * outHeight * 5);
+  for (let y = 0; y < height; y++) {
+    const row = Math.min(outHeight - 1, Math.floor((y * outHeight) / height)) * outWidth * 5;
+    for (let x = 0, i = y * width * channels; x < width; x++, i += channels) {
+      const o = row + column[x];
+      const alpha = alphaAt < 0 ? 255 : data[i + alphaAt];
+      const red = data[i];
+      sums[o] += red * alpha;
+      sums[o + 1] += (grey ? red : data[i + 1]) * alpha;
+      sums[o + 2] += (grey ? red : data[i + 2]) * alpha;
+      sums[o + 3] += alpha;
+      sums[o + 4] += 1;
+    }
+  }
+  const rgba = new Uint8Array(outWidth * outHeight * 4);
+  for (let p = 0; p < outWidth * outHeight; p++) {
+    const alpha = sums[p * 5 + 3];
+    for (let c = 0; c < 3; c++) rgba[p * 4 + c] = alpha > 0 ? Math.round(sums[p * 5 + c] / alpha) : 0;
+    rgba[p * 4 + 3] = Math.round(alpha / sums[p * 5 + 4]);
+  }
+  return { rgba, width: outWidth, height: outHeight };
+}
+
+/** The same shrink by sharp (libvips' threads), for pixels too many for the JavaScript thread. */
+async function shrunkBySharp({ data, width, height, channels }: RawPixels): Promise<{ rgba: Uint8Array; width: number; height: number }> {
+  let small = sharp(data, { raw: { width, height, channels } }).resize(PLACEHOLDER_EDGE, PLACEHOLDER_EDGE, { fit: 'inside' });
   // Grey (with or without alpha) becomes RGB: ThumbHash reads four channels a pixel.
   if (channels < 3) small = small.toColourspace('srgb');
   const { data: rgba, info } = await small.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { rgba, width: info.width, height: info.height };
+}
+
+export async function placeholderOf({ data, width, height, channels }: RawPixels): Promise<Placeholder> {
+  const small = width * height <= JS_SHRINK_MAX_PIXELS ? shrinkToRgba(data, width, height, channels, PLACEHOLDER_EDGE) : await shrunkBySharp({ data, width, height, channels });
+  const hashed = shrinkToRgba(small.rgba, small.width, small.height, 4, THUMBHASH_EDGE);
   return {
-    thumbHash: Buffer.from(rgbaToThumbHash(info.width, info.height, rgba)).toString('base64'),
-    dominantColor: dominantColour(rgba),
+    thumbHash: Buffer.from(rgbaToThumbHash(hashed.width, hashed.height, hashed.rgba)).toString('base64'),
+    dominantColor: dominantColour(small.rgba),
   };
 }

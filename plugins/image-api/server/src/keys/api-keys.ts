@@ -11,8 +11,8 @@ import { errors } from '../http/api-error';
 import { randomId } from '../images/naming';
 import { getConfig, getService } from '../get-service';
 import { isUniqueViolation } from '../database/unique-violation';
-import { ADMIN_USER_UID, API_KEY_UID } from '../config/constants';
-import { DUPLICATES_MODES, type AuthenticatedKey, type DuplicatesMode } from '../protocol/authenticated-key';
+import { ADMIN_USER_UID, API_KEY_UID, type ModerationMode } from '../config/constants';
+import { DUPLICATES_MODES, moderationModeOf, type AuthenticatedKey, type DuplicatesMode } from '../protocol/authenticated-key';
 
 export type { AuthenticatedKey, DuplicatesMode };
 
@@ -32,6 +32,8 @@ export interface ApiKeyEntry {
   duplicates: DuplicatesMode;
   quota_bytes: number | string | null;
   quota_images: number | null;
+  moderation: ModerationMode | null;
+  moderation_threshold: number | null;
   live_images: number | null;
   live_bytes: number | string | null;
   key_prefix: string;
@@ -56,6 +58,7 @@ export const sameDigest = (a: string, b: string) =>
 const LIST_FIELDS = [
   'id', 'documentId', 'name', 'description', 'contact', 'active', 'expires_at', 'rate_limit', 'last_used_at',
   'upload_count', 'key_prefix', 'key_last4', 'createdAt', 'duplicates', 'quota_bytes', 'quota_images', 'live_images', 'live_bytes',
+  'moderation', 'moderation_threshold',
 ];
 
 interface CachedKey {
@@ -107,7 +110,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         const hasUserOwner = 'owner_user' in strapi.contentType(API_KEY_UID).attributes;
         const entry = await query().findOne({
           where: { key_hash: digest },
-          select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'key_hash', 'duplicates', 'quota_bytes', 'quota_images'],
+          select: ['id', 'name', 'active', 'expires_at', 'rate_limit', 'default_expiration', 'key_hash', 'duplicates', 'quota_bytes', 'quota_images', 'moderation', 'moderation_threshold'],
           populate: {
             owner: { select: ['id'] },
             createdBy: { select: ['id'] },
@@ -129,6 +132,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
             duplicates: DUPLICATES_MODES.includes(entry.duplicates) ? entry.duplicates : 'store',
             quotaBytes: entry.quota_bytes == null ? null : Number(entry.quota_bytes),
             quotaImages: entry.quota_images == null ? null : Number(entry.quota_images),
+            moderation: moderationModeOf(entry.moderation),
+            moderationThreshold: entry.moderation_threshold == null ? null : Number(entry.moderation_threshold),
             active: entry.active,
             expiresAt: entry.expires_at ?? null,
           },
@@ -154,6 +159,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       duplicates?: DuplicatesMode;
       quotaBytes?: number | null;
       quotaImages?: number | null;
+      moderation?: ModerationMode | null;
+      moderationThreshold?: number | null;
     }) {
       const key = input.key ?? generateKey();
       const owner = await adminIdFor(input.ownerEmail);
@@ -168,6 +175,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           duplicates: input.duplicates ?? 'store',
           quota_bytes: input.quotaBytes ?? null,
           quota_images: input.quotaImages ?? null,
+          moderation: input.moderation ?? null,
+          moderation_threshold: input.moderationThreshold ?? null,
           owner,
           upload_count: 0,
           ...this.keyColumns(key),
@@ -184,6 +193,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         populate: { owner: { select: ['id', 'email'] } },
         orderBy: { id: 'asc' },
       })) as ApiKeyEntry[];
+    },
+
+    /** Keys whose own moderation classifies (`flag`, `hold`, `refuse`): the classifier is loaded at boot for them. */
+    async countModerated(): Promise<number> {
+      return query().count({ where: { moderation: { $in: ['flag', 'hold', 'refuse'] } } });
     },
 
     async findByName(name: string) {

@@ -1,6 +1,6 @@
 /**
  * Rate limits (rate-limiter-flexible): per key, in windows such as "50/minute,500/hour,1000/day"
- * (a key may override the default), and failed authentication per client address. Counters live
+ * (a key may override the default); failed authentication and viewers' reports per client address. Counters live
  * in Redis when `redisUrl` is set, so every instance shares one budget; in process memory
  * otherwise. If Redis is refused, unreachable, or takes longer than `redisTimeoutMs` to answer (a hung
  * server), each instance falls back to its own memory counters rather than refusing or waving
@@ -198,6 +198,15 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           });
         }
       }
+    },
+
+    /**
+     * Charges one viewer's report to the client address (`moderation.reportsPerAddress`): quota
+     * headers, or a 429 with Retry-After.
+     */
+    async chargeReport(ip: string): Promise<Headers> {
+      const windows = policy(getConfig(strapi).moderation.reportsPerAddress);
+      return windows ? consume('report', ip, windows, 'reports') : {};
     },
 
     /** Counts a failed authentication against the client address. */

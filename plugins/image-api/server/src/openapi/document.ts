@@ -4,8 +4,9 @@
  * from the code's own data (the error table, the options), so it moves with the behaviour; the API
  * tests validate every answer they receive against it.
  */
-import { errorRows, TRANSFORM_CODES, UPLOAD_CODES } from './error-examples';
+import { errorRows, REPORT_CODES, TRANSFORM_CODES, UPLOAD_CODES } from './error-examples';
 import { schemas } from './schemas';
+import { REPORT_REASONS } from '../config/constants';
 
 export interface DocumentOptions {
   /** The public base URL (servers[0]). */
@@ -113,9 +114,11 @@ function uploadBody(dialect: 'api' | 'imgbb') {
 }
 
 /** The codes of the API's routes, and those of the transformation route (which answers JSON only). */
-const apiCodes = (code: number) => !TRANSFORM_CODES.includes(code);
+const apiCodes = (code: number) => !TRANSFORM_CODES.includes(code) && !REPORT_CODES.includes(code);
 /** The other keyed routes (delete, albums) never refuse as a duplicate or past a quota. */
 const keyedCodes = (code: number) => apiCodes(code) && !UPLOAD_CODES.includes(code);
+/** A viewer's report: its body's refusals, 404, its address's rate limit, and outages. */
+const reportCodes = (code: number) => REPORT_CODES.includes(code) || [400, 404, 408, 429, 500, 503, 507].includes(code);
 const transformCodes = (code: number) => TRANSFORM_CODES.includes(code) || [404, 429, 500, 503].includes(code);
 
 /** Every error answer, by status: the error shape as JSON, or its message as text (format=txt, redirect). */
@@ -180,7 +183,7 @@ const uploadOperation = (options: DocumentOptions, dialect: 'api' | 'imgbb', met
   description: `One image, as a multipart file, base64 (POST only) or a URL; at most ${options.maxBytes} bytes. Trailing slash optional.`,
   parameters: uploadParams(options, dialect),
   ...(method === 'post' ? { requestBody: uploadBody(dialect) } : {}),
-  responses: { ...uploadSuccess(dialect), ...errorResponses([...ANY_REQUEST, 401, 403, 409, 415, 429]) },
+  responses: { ...uploadSuccess(dialect), ...errorResponses([...ANY_REQUEST, 401, 403, 409, 415, 422, 429]) },
 });
 
 const keyedOperation = (id: string, summary: string, extra: Record<string, unknown>[], success: Record<string, unknown>, statuses: number[]) => ({
@@ -191,6 +194,14 @@ const keyedOperation = (id: string, summary: string, extra: Record<string, unkno
   responses: { ...success, ...errorResponses([...ANY_REQUEST, 401, 403, ...statuses], keyedCodes) },
 });
 
+/** Error answers of a page's form: the error shape as JSON when asked, else a page. */
+const htmlToo = (responses: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const { content, ...rest } = response as { content: Record<string, unknown> };
+      return [status, { ...rest, content: { 'application/json': content['application/json'], 'text/html': { schema: { type: 'string' } } } }];
+    })
+  );
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const ID = { name: 'id', in: 'path', required: true, description: 'The image\'s id_encoded', schema: { type: 'string' } };
 const SECRET = { name: 'secret', in: 'path', required: true, description: 'The secret of the delete link', schema: { type: 'string' } };
@@ -328,6 +339,28 @@ export function openApiDocument(options: DocumentOptions) {
         summary: 'The viewer page (url_viewer): the image, its title, size and views; counts a view',
         parameters: [ID],
         responses: { '200': html('The page'), '404': html('Unknown, deleted or expired image'), '503': html('The database is not answering') },
+      },
+    },
+    '/image/{id}/report': {
+      post: {
+        operationId: 'report',
+        tags: ['Pages'],
+        summary: 'A viewer\'s report of the image (the viewer page\'s form): `reason` (sexual, violence, hate, illegal, spam, copyright, other) and an optional `text` (at most 1,000 characters), as a form or JSON, in at most 10 KB; no key. One per address and image, `moderation.reportsPerAddress` per address; a repeat, or one past `moderation.reportsPerImage`, is answered as received and not kept.',
+        parameters: [ID],
+        requestBody: {
+          required: true,
+          content: Object.fromEntries(
+            ['application/x-www-form-urlencoded', 'application/json'].map((type) => [
+              type,
+              { schema: { type: 'object', required: ['reason'], properties: { reason: { type: 'string', enum: [...REPORT_REASONS] }, text: { type: 'string', maxLength: 1000 } } } },
+            ])
+          ),
+        },
+        responses: {
+          '200': { description: 'Received (JSON asked: a JSON body, or Accept)', content: { 'application/json': { schema: ref('ReportSuccess') } } },
+          '303': { description: 'Received (a form): back to the viewer page, `?reported=1`', headers: { Location: { schema: { type: 'string' } } } },
+          ...htmlToo(errorResponses([400, 404, 408, 413, 429, 500, 503, 507], reportCodes)),
+        },
       },
     },
     '/image/{id}/delete/{secret}': {

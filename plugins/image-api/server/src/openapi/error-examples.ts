@@ -6,13 +6,13 @@ import { errorBody, errorFrom, type ApiError } from '../http/api-error';
 import { ERROR_TABLE, type ErrorName, type ErrorRow as TableRow } from '../http/error-table';
 
 /** Every row's every condition, as its example error, with the row's name and which routes answer it. */
-export function errorSamples(): { name: ErrorName; when: string; only?: 'upload' | 'transform'; error: ApiError }[] {
+export function errorSamples(): { name: ErrorName; when: string; only?: 'upload' | 'transform' | 'report'; error: ApiError }[] {
   return (Object.entries(ERROR_TABLE) as [ErrorName, TableRow<unknown[]>][]).flatMap(([name, row]) =>
     row.cases.map((condition) => ({ name, when: condition.when, only: row.only, error: errorFrom(name, condition.sample as never) }))
   );
 }
 
-const codesOnly = (only: 'upload' | 'transform') => [...new Set(errorSamples().filter((sample) => sample.only === only).map(({ error }) => error.code))];
+const codesOnly = (only: 'upload' | 'transform' | 'report') => [...new Set(errorSamples().filter((sample) => sample.only === only).map(({ error }) => error.code))];
 
 export interface ErrorRow {
   status: number;
@@ -25,6 +25,9 @@ export const TRANSFORM_CODES = codesOnly('transform');
 
 /** The codes only the upload routes answer (docs/api.md, "Duplicates and quotas"). */
 export const UPLOAD_CODES = codesOnly('upload');
+
+/** The codes only a viewer's report answers (a small body's 413). */
+export const REPORT_CODES = codesOnly('report');
 
 /**
  * The table grouped by HTTP status: the codes each status carries, with an example of each message;

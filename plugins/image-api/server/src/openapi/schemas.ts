@@ -3,6 +3,8 @@
  * sends: the image object of the API's dialect (docs/api.md, "The image object"), imgbb's (docs/api.md, "The imgbb dialect"), the albums,
  * the error shape. Closed objects (no field beyond these), so a test sees any field added or dropped.
  */
+import { MODERATION_STATES } from '../config/constants';
+
 const string = { type: 'string' } as const;
 const integer = { type: 'integer' } as const;
 const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
@@ -21,6 +23,11 @@ const object = (properties: Record<string, unknown>, optional: string[] = []) =>
 /** Contract §14: what a page paints before the image arrives. */
 const placeholder = { type: 'string', pattern: '^[A-Za-z0-9+/]+={0,2}$', description: 'ThumbHash of the image, base64' };
 const dominantColor = { type: 'string', pattern: '^#[0-9a-f]{6}$', description: 'The most frequent colour, #rrggbb' };
+const moderation = {
+  type: 'string',
+  enum: [...MODERATION_STATES],
+  description: 'Where the image stands in moderation (docs/moderation.md): `held` answers 404 on every URL until an admin approves it; `flagged`: its viewer page asks before showing it',
+};
 
 const variant = object({
   filename: string,
@@ -73,6 +80,7 @@ const image = object(
     expiration_date_gmt: nullable(dateTime),
     placeholder,
     dominant_color: dominantColor,
+    moderation,
   },
   []
 );
@@ -93,6 +101,7 @@ export const schemas = {
   Image: image,
   UploadSuccess: success('image uploaded', { image: ref('Image') }),
   DeleteSuccess: success('image deleted'),
+  ReportSuccess: success('report received'),
   Album: object({ id: integer, name: string, path: string, image_count: integer }),
   AlbumsSuccess: success('albums', { albums: { type: 'array', items: ref('Album') } }),
   ImgbbFile: imgbbFile,
@@ -114,6 +123,7 @@ export const schemas = {
       delete_url: uri,
       placeholder,
       dominant_color: dominantColor,
+      moderation,
     }),
     success: { const: true },
     status: { const: 200 },

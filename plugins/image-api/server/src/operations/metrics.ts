@@ -19,6 +19,9 @@ const STORE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 /** Where an upload's image came from (protocol/source-precedence.ts); `none` when it named none. */
 export type SourceLabel = 'file' | 'url' | 'base64' | 'none';
 
+/** What moderation counts (image_api_moderation_total's `action`). */
+export type ModerationAction = 'flagged' | 'held' | 'refused' | 'blocked' | 'reported' | 'approved' | 'taken_down' | 'block_added';
+
 export default ({ strapi }: { strapi: Core.Strapi }) => {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -95,6 +98,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       this.set(await getService(strapi, 'purges').owed());
     },
   });
+  const classifications = new Histogram({
+    name: 'image_api_classification_seconds',
+    help: 'Time of one classification of an upload (moderation/classifier.ts), the wait for the model included, by outcome (ok, failed).',
+    labelNames: ['outcome'] as const,
+    buckets: [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 15, 30],
+    registers,
+  });
+  const moderated = new Counter({
+    name: 'image_api_moderation_total',
+    help: 'What moderation did: uploads flagged, held, refused (scored past the threshold) or blocked (on the blocklist); reports received; images approved, taken down or blocked by a reviewer.',
+    labelNames: ['action'] as const,
+    registers,
+  });
   // Read at scrape time: the same probes as /_health (operations/health.ts).
   // Both gauges of one scrape share one check.
   let lastCheck: Promise<HealthReport> | null = null;
@@ -147,6 +163,14 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
     purged(purger: string, outcome: 'sent' | 'failed' | 'abandoned', count: number): void {
       purges.inc({ purger, outcome }, count);
+    },
+    /** Starts timing a classification; call the result with its outcome. */
+    timeClassification: () => {
+      const done = classifications.startTimer();
+      return (outcome: 'ok' | 'failed') => done({ outcome });
+    },
+    moderated(action: ModerationAction): void {
+      moderated.inc({ action });
     },
     /** The text Prometheus scrapes. */
     async exposition(): Promise<{ contentType: string; body: string }> {

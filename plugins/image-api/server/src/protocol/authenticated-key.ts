@@ -1,4 +1,8 @@
 /** The key a request is made with, as the upload API knows it once verified (keys/api-keys.ts reads it). */
+import { MODERATION_MODES, type ModerationMode } from '../config/constants';
+
+/** A key entry's `moderation`, as stored: one of the modes, else none (the option's). */
+export const moderationModeOf = (value: unknown): ModerationMode | null => ((MODERATION_MODES as readonly unknown[]).includes(value) ? (value as ModerationMode) : null);
 
 /** What a key does with an upload of bytes it stored before (docs/api.md, "Duplicates and quotas"). */
 export const DUPLICATES_MODES = ['store', 'reuse', 'refuse'] as const;
@@ -24,4 +28,7 @@ export interface AuthenticatedKey {
   /** Caps on its live images' bytes and count; null: none (keys/quotas.ts). */
   quotaBytes: number | null;
   quotaImages: number | null;
+  /** Its moderation and threshold (docs/moderation.md); null: the `moderation` option's. */
+  moderation: ModerationMode | null;
+  moderationThreshold: number | null;
 }

@@ -3,6 +3,7 @@
  * the dialect's image object, in its order, with its types; extra fields after.
  */
 import { formatSize } from '../../../shared/format-size';
+import type { ModerationState } from '../config/constants';
 
 export interface StoredVariant {
   /** Base name including the suffix, e.g. `cat-Ab12Cd34.th`. */
@@ -43,6 +44,8 @@ export interface StoredImage extends StoredVariant {
   dominantColor: string;
   /** The digest a key that reuses or refuses duplicates recorded it under (storage/duplicates.ts). */
   sourceDigest?: string | null;
+  /** Where it stands in moderation; absent in answers saved before moderation existed: `none`. */
+  moderation?: ModerationState;
 }
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -141,5 +144,6 @@ export function imageJson(image: StoredImage, timeZone: string, now: Date = new 
     expiration_date_gmt: image.expiresAt ? formatDateTime(image.expiresAt, 'UTC') : null,
     placeholder: image.placeholder,
     dominant_color: image.dominantColor,
+    moderation: image.moderation ?? 'none',
   };
 }

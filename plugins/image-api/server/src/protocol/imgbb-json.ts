@@ -37,6 +37,7 @@ export function imgbbJson(image: StoredImage) {
       delete_url: image.deleteUrl,
       placeholder: image.placeholder,
       dominant_color: image.dominantColor,
+      moderation: image.moderation ?? 'none',
     },
     success: true,
     status: 200,

@@ -8,10 +8,21 @@
  *
  * Admin API (`/image-api/...`, admin JWT, each route behind one of the plugin's permissions): reveal
  * and regenerate a key from its entry's edit view, download a client configuration (ShareX, PicGo,
- * curl) filled in with it; the "Image API" page's usage, keys and image deletion.
+ * curl) filled in with it; the "Image API" page's usage, keys and image deletion; moderation's
+ * review (the queue, its thumbnails, approve, take down, block, hash lists).
  */
-import { ACTIONS } from '../config/constants';
+import { ACTIONS, PLUGIN_ID } from '../config/constants';
 import { ADMIN_ROUTES } from '../../../shared/contracts/admin-routes';
+
+/**
+ * The hash list import's path, as the admin router matches it (any case, a trailing slash or not):
+ * its body, up to megabytes, is read by its route once the admin's permission is checked, not by
+ * Strapi's parser (http-entries.ts).
+ */
+export function blocklistImportPathMatcher(): (path: string) => boolean {
+  const pattern = new RegExp(`^/${PLUGIN_ID}${ADMIN_ROUTES.blocklistImport}/?$`, 'i');
+  return (path: string) => pattern.test(path);
+}
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -54,6 +65,13 @@ export default {
       adminAction('GET', ADMIN_ROUTES.keyUsage, 'usage-admin.keyUsage', ACTIONS.keysManage),
       adminAction('GET', ADMIN_ROUTES.keyHolding, 'usage-admin.keyHolding', ACTIONS.keysManage),
       adminAction('DELETE', ADMIN_ROUTES.deleteImage, 'usage-admin.deleteImage', ACTIONS.imagesDelete),
+      adminAction('GET', ADMIN_ROUTES.reviewQueue, 'review-admin.queue', ACTIONS.imagesReview),
+      adminAction('GET', ADMIN_ROUTES.reviewThumbnail, 'review-admin.thumbnail', ACTIONS.imagesReview),
+      adminAction('POST', ADMIN_ROUTES.reviewApprove, 'review-admin.approve', ACTIONS.imagesReview),
+      adminAction('POST', ADMIN_ROUTES.reviewTakedown, 'review-admin.takedown', ACTIONS.imagesReview),
+      adminAction('POST', ADMIN_ROUTES.reviewBlock, 'review-admin.block', ACTIONS.imagesReview),
+      adminAction('GET', ADMIN_ROUTES.blocklist, 'review-admin.blocklist', ACTIONS.imagesReview),
+      adminAction('POST', ADMIN_ROUTES.blocklistImport, 'review-admin.importList', ACTIONS.imagesReview),
       // Any admin who may open an image record: preset URLs are public (docs/api.md, "Transformations").
       { method: 'GET', path: ADMIN_ROUTES.serving, handler: 'usage-admin.serving', config: { policies: ['admin::isAuthenticatedAdmin'] } },
     ],

@@ -1,5 +1,5 @@
 /**
- * Image records: the viewer's lookup and its atomic view counter, the lookup a deletion starts from,
+ * Image records: the viewer's lookup and its atomic view counter (neither finds a held image), the lookup a deletion starts from,
  * the expiry sweep's claims, and cleanup when the Media Library deletes a file. An expired image is
  * not found from the instant it expires, whether or not the sweep has removed it yet. Every lookup
  * goes through an index (the content type declares them).
@@ -7,9 +7,10 @@
 import crypto from 'crypto';
 import type { Core } from '@strapi/strapi';
 import { IMAGE_UID, PLUGIN_ID } from '../config/constants';
-import { fileUrlsOf, type RemovableImage } from './image-removal';
+import { fileUrlsOf, removeReports, type RemovableImage } from './image-removal';
 import type { KeptFile } from './journal';
 import { createRowWriter } from '../database/sql-rows';
+import type { Knex } from 'knex';
 import { transaction } from '../database/transaction';
 import { retryTransient } from '../database/transient-errors';
 import type { SizedFile } from './usage-tally';
@@ -28,6 +29,8 @@ export interface ViewerImage {
   medium: { url: string; width: number; height: number } | null;
   /** The key it was uploaded with (the usage tallies count its views under it). */
   apiKeyId: number | null;
+  /** Marked NSFW (by its uploader, or flagged by moderation): the page asks before showing it. */
+  nsfw: boolean;
 }
 
 /** An image as a deletion finds it: what to delete, who may, and what the confirmation page shows. */
@@ -53,7 +56,7 @@ export const deleteHashOf = (secret: string) => crypto.createHash('sha256').upda
 const FILE_FIELDS = ['id', 'hash', 'ext', 'formats', 'url', 'size'];
 
 /** A record read with FILE_FIELDS, its public id and its key's id, as a deletion needs it. */
-const asRemovable = (record: Omit<RemovableImage, 'idEncoded'> & { id_encoded: string; api_key?: { id: number } | null }): RemovableImage => ({
+export const asRemovable = (record: Omit<RemovableImage, 'idEncoded'> & { id_encoded: string; api_key?: { id: number } | null }): RemovableImage => ({
   id: record.id,
   name: record.name,
   idEncoded: record.id_encoded,
@@ -66,24 +69,28 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   const table = () => rows.model(IMAGE_UID).tableName;
   const column = (attribute: string) => rows.model(IMAGE_UID).attributes[attribute].columnName ?? attribute;
   const hasSiteUsers = () => 'owner_user' in strapi.contentType(IMAGE_UID).attributes;
+  /** Not held for review (knex): rows written before moderation have no state (null). */
+  const notHeld = (query: Knex.QueryBuilder) => query.whereNull(column('moderation')).orWhereNot(column('moderation'), 'held');
   /** Not expired at `now` (the query engine's filter). */
   const live = (now: Date) => ({ $or: [{ expires_at: null }, { expires_at: { $gt: now } }] });
 
   return {
-    /** Counts one view, in one UPDATE so concurrent views are never lost; false for an unknown or expired id. */
+    /** Counts one view, in one UPDATE so concurrent views are never lost; false for an unknown, expired or held id. */
     async countView(idEncoded: string, now = new Date()): Promise<boolean> {
       const expiresAt = column('expires_at');
       const updated = await strapi.db
         .connection(table())
         .where(column('id_encoded'), idEncoded)
         .andWhere((query) => query.whereNull(expiresAt).orWhere(expiresAt, '>', now))
+        .andWhere(notHeld)
         .increment(column('views'), 1);
       return Number(updated) > 0;
     },
 
+    /** The image of a viewer page, unless it is unknown, expired or held for review (its every URL is 404 then). */
     async findForViewer(idEncoded: string, now = new Date()): Promise<ViewerImage | null> {
       const record = await strapi.db.query(IMAGE_UID).findOne({
-        where: { id_encoded: idEncoded, ...live(now) },
+        where: { id_encoded: idEncoded, $and: [live(now), { $or: [{ moderation: null }, { moderation: { $ne: 'held' } }] }] },
         populate: { file: true, api_key: { select: ['id'] } },
       });
       if (!record) return null;
@@ -98,6 +105,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         bytes: file ? Math.round(Number(file.size) * 1000) : 0,
         medium: file?.formats?.medium ?? null,
         apiKeyId: record.api_key?.id ?? null,
+        // Flagged by moderation: its page asks first, whatever an editor set `nsfw` to since.
+        nsfw: Boolean(Number(record.nsfw ?? 0)) || record.moderation === 'flagged',
       };
     },
 
@@ -200,6 +209,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await retryTransient(() => transaction(strapi, async (trx) => {
         const views = await getService(strapi, 'usage-tally').viewsOf(trx, found.map((record: { id: number }) => record.id));
         await rows.remove(trx, IMAGE_UID, found.map((record: { id: number }) => record.id));
+        await removeReports(strapi, trx, found.map((record: { id_encoded: string }) => record.id_encoded));
         kept = await getService(strapi, 'renditions').takeFor(trx, [file.hash!]);
         const removed = found.map((record: { id: number; api_key?: { id: number } | null }) => ({ keyId: record.api_key?.id ?? null, file, views: views.get(record.id) ?? 0 }));
         await getService(strapi, 'usage-tally').removal(trx, removed);

@@ -1,17 +1,17 @@
 /**
  * Deletes images completely (docs/api.md, "Deleting an image"): the original and both variants
  * through the upload provider (S3 too), the Media Library file entry and the image record, with their
- * link rows. The rows of a batch go in one transaction, before the files; the journal names the files
+ * link rows and their reports. The rows of a batch go in one transaction, before the files; the journal names the files
  * first, so whatever happens next the records are either all there (nothing deleted) or gone with
  * their files removed now, or by the journal's sweep if the storage fails or the process dies.
  */
 import type { Core } from '@strapi/strapi';
 import pLimit from 'p-limit';
-import { FILE_UID, IMAGE_UID } from '../config/constants';
+import { FILE_UID, IMAGE_UID, REPORT_UID } from '../config/constants';
 import { getService } from '../get-service';
 import type { JournalledFile, KeptFile } from './journal';
 import type { RemovalCause } from './media-events';
-import { createRowWriter } from '../database/sql-rows';
+import { createRowWriter, type Knex } from '../database/sql-rows';
 import { transaction } from '../database/transaction';
 import { retryTransient } from '../database/transient-errors';
 
@@ -43,6 +43,27 @@ export const fileUrlsOf = (file: { url?: string | null; formats?: Record<string,
 export const filesOf = ({ file }: RemovableImage): JournalledFile[] =>
   file ? [{ hash: file.hash, ext: file.ext }, ...Object.values(file.formats ?? {}).map(({ hash, ext }) => ({ hash, ext }))] : [];
 
+/**
+ * The viewers' reports of these images (moderation/reports.ts), deleted in the deletion's own
+ * transaction, after the image rows: a report being stored locks its image's row first too, so the
+ * two wait on each other in one order.
+ */
+export async function removeReports(strapi: Core.Strapi, trx: Knex, idEncodeds: string[]): Promise<void> {
+  if (idEncodeds.length === 0) return;
+  await trx(createRowWriter(strapi).model(REPORT_UID).tableName).whereIn('image_id_encoded', idEncodeds).del();
+}
+
+/** What a removal may carry besides its cause. */
+export interface RemovalOptions {
+  /** A takedown's reason, told to webhooks (`image-api.image.takedown`). */
+  reason?: string | null;
+  /**
+   * More writes that stand or fall with the deletion, run in its transaction after the image rows
+   * (a block's fingerprints, moderation/review.ts); run again when the transaction is.
+   */
+  within?: (trx: Knex) => Promise<void>;
+}
+
 /** Images whose files are deleted at once (each has three; S3 deletes are requests). */
 const FILE_DELETES_AT_ONCE = 8;
 
@@ -54,7 +75,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
      * Deletes the images, records first (all or none of them), then their files; once the records are
      * gone, their events are emitted (media-events.ts), named after `cause`.
      */
-    async remove(images: RemovableImage[], cause: RemovalCause): Promise<void> {
+    async remove(images: RemovableImage[], cause: RemovalCause, { reason = null, within }: RemovalOptions = {}): Promise<void> {
       if (images.length === 0) return;
       const journal = getService(strapi, 'journal');
       const events = getService(strapi, 'media-events');
@@ -69,6 +90,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await retryTransient(() => transaction(strapi, async (trx) => {
           const views = await getService(strapi, 'usage-tally').viewsOf(trx, images.map((image) => image.id));
           await rows.remove(trx, IMAGE_UID, images.map((image) => image.id));
+          await within?.(trx);
+          await removeReports(strapi, trx, images.map((image) => image.idEncoded));
           // After the image rows (whose locks a render waits on to record its result): every kept
           // transformation is taken, journalled in this transaction (renditions.ts).
           kept = await getService(strapi, 'renditions').takeFor(trx, names);
@@ -88,7 +111,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         await journal.closeNames(names).catch(() => undefined);
         throw error;
       }
-      events.removed(snapshots, cause);
+      events.removed(snapshots, cause, reason);
       const limit = pLimit(FILE_DELETES_AT_ONCE);
       const store = getService(strapi, 'media-store');
       getService(strapi, 'image-changes').changed('deleted', names);

@@ -1,7 +1,7 @@
 /**
  * Events of API images (docs/events.md): Strapi's own `media.create` and `media.delete`,
  * with the payload Strapi's upload service gives them (`{ media: <file entry> }`, sanitized as it
- * sanitizes), and the plugin's `image-api.image.upload`, `.delete` and `.expire`, registered in
+ * sanitizes), and the plugin's `image-api.image.upload`, `.delete`, `.expire`, `.report` and `.takedown`, registered in
  * Strapi's webhook store so admins pick them in Settings > Webhooks. Both go through `strapi.eventHub`,
  * which the webhook runner listens to.
  *
@@ -22,14 +22,28 @@ export const IMAGE_EVENTS = {
   IMAGE_API_IMAGE_UPLOAD: 'image-api.image.upload',
   IMAGE_API_IMAGE_DELETE: 'image-api.image.delete',
   IMAGE_API_IMAGE_EXPIRE: 'image-api.image.expire',
+  // Moderation (docs/moderation.md): a viewer's report; a reviewer's takedown (with its reason).
+  IMAGE_API_IMAGE_REPORT: 'image-api.image.report',
+  IMAGE_API_IMAGE_TAKEDOWN: 'image-api.image.takedown',
 } as const;
 
 /** Strapi's upload plugin's names for the same moments. */
 const MEDIA_CREATE = 'media.create';
 const MEDIA_DELETE = 'media.delete';
 
-/** What deleted an image: `expiry` emits `.expire`, every other cause `.delete` (its `deleted_by`). */
-export type RemovalCause = 'delete-link' | 'api' | 'image-api-page' | 'content-manager' | 'media-library' | 'expiry';
+/** A report as its event carries it (docs/events.md). */
+export interface ReportEvent {
+  reason: string;
+  text: string | null;
+  /** ISO 8601, UTC. */
+  created_at: string;
+}
+
+/**
+ * What deleted an image: `expiry` emits `.expire`, `takedown` (a reviewer's, moderation/review.ts)
+ * `.takedown` with its reason, every other cause `.delete` (its `deleted_by`).
+ */
+export type RemovalCause = 'delete-link' | 'api' | 'image-api-page' | 'content-manager' | 'media-library' | 'expiry' | 'takedown';
 
 /** An image about to be removed, as its events will carry it. */
 export interface RemovalSnapshot {
@@ -152,6 +166,19 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     };
   }
 
+  async function snapshot(imageIds: number[]): Promise<RemovalSnapshot[]> {
+    if (imageIds.length === 0) return [];
+    const records: ImageRecord[] = await strapi.db.query(IMAGE_UID).findMany({
+      where: { id: { $in: imageIds } },
+      populate: { file: true, api_key: { select: ['name'] } },
+    });
+    return records.map((record) => ({
+      file: record.file ?? null,
+      image: eventImageJson(storedImageOf(record), timeZone()),
+      keyName: record.api_key?.name ?? null,
+    }));
+  }
+
   return {
     /** Lets admins pick the plugin's events in Settings > Webhooks (an unregistered event is refused there). */
     registerWebhookEvents(): void {
@@ -171,30 +198,32 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     },
 
     /** What the events of removing these image records will carry, read before their rows go. */
-    async snapshot(imageIds: number[]): Promise<RemovalSnapshot[]> {
-      if (imageIds.length === 0) return [];
-      const records: ImageRecord[] = await strapi.db.query(IMAGE_UID).findMany({
-        where: { id: { $in: imageIds } },
-        populate: { file: true, api_key: { select: ['name'] } },
+    snapshot,
+
+    /**
+     * A viewer's report was stored: `image-api.image.report` with the image as it is now, its key's
+     * name, and the report (reason, text, when): never who sent it.
+     */
+    reported(imageId: number, report: ReportEvent): void {
+      emitLater(async () => {
+        const [found] = await snapshot([imageId]);
+        return found ? [[IMAGE_EVENTS.IMAGE_API_IMAGE_REPORT, { image: found.image, key_name: found.keyName, report }]] : [];
       });
-      return records.map((record) => ({
-        file: record.file ?? null,
-        image: eventImageJson(storedImageOf(record), timeZone()),
-        keyName: record.api_key?.name ?? null,
-      }));
     },
 
     /**
      * Their removal committed: `media.delete` for each file entry (unless the Media Library deleted it:
-     * Strapi emitted that one), then `image-api.image.expire` or `.delete`.
+     * Strapi emitted that one), then `image-api.image.expire`, `.takedown` (with the reviewer's
+     * `reason`) or `.delete`.
      */
-    removed(snapshots: RemovalSnapshot[], cause: RemovalCause): void {
+    removed(snapshots: RemovalSnapshot[], cause: RemovalCause, reason: string | null = null): void {
       if (snapshots.length === 0) return;
       emitLater(async () => {
         const events: Array<[string, Record<string, unknown>]> = [];
         for (const { file, image, keyName } of snapshots) {
           if (file && cause !== 'media-library') events.push([MEDIA_DELETE, { media: await sanitizedFile(file) }]);
           if (cause === 'expiry') events.push([IMAGE_EVENTS.IMAGE_API_IMAGE_EXPIRE, { image, key_name: keyName }]);
+          else if (cause === 'takedown') events.push([IMAGE_EVENTS.IMAGE_API_IMAGE_TAKEDOWN, { image, key_name: keyName, reason }]);
           else events.push([IMAGE_EVENTS.IMAGE_API_IMAGE_DELETE, { image, key_name: keyName, deleted_by: cause }]);
         }
         return events;

@@ -21,6 +21,7 @@ import type { SizedFile } from './usage-tally';
 import { deleteHashOf } from './image-records';
 import { savedAnswer } from './duplicates';
 import type { MediaFolder } from './media-folder';
+import type { ModerationState } from '../config/constants';
 import { transaction } from '../database/transaction';
 import { retryTransient } from '../database/transient-errors';
 import { isDatabaseUnavailable } from '../http/outages';
@@ -38,6 +39,8 @@ export interface NewImage {
   title: string | null;
   description: string | null;
   nsfw: boolean;
+  /** Moderation's verdict (moderation/screening.ts): the state, and the scores when classified. */
+  moderation: { state: ModerationState; score: number | null; scores: object | null };
   apiKeyId: number | null;
   /** The key's name, for the upload's events (storage/media-events.ts); never the key. */
   keyName: string | null;
@@ -265,6 +268,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           title: upload.title,
           description: upload.description,
           nsfw: upload.nsfw,
+          moderation: upload.moderation.state,
           views: 0,
           originalFilename: upload.originalFilename,
           originalExif: upload.originalExif,
@@ -330,6 +334,12 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
                   md5: upload.md5,
                   views: 0,
                   nsfw: upload.nsfw,
+                  moderation: upload.moderation.state,
+                  nsfw_score: upload.moderation.score,
+                  nsfw_scores: upload.moderation.scores,
+                  // Flagged and held images wait in the review queue.
+                  review_since: upload.moderation.state === 'none' ? null : now,
+                  report_count: 0,
                   original_filename: upload.originalFilename,
                   original_exifdata: upload.originalExif,
                   expires_at: expiresAt,

@@ -1,3 +1,5 @@
+import { MODERATION_MODES } from '../../config/constants';
+
 /**
  * An API key issued to a requester, managed by admins in the Content Manager ("API keys").
  * The key itself is never stored in clear: a keyed hash (HMAC) finds it, and a copy encrypted with
@@ -43,6 +45,11 @@ export default {
     // stored (original and variants). keys/quotas.ts.
     quota_bytes: { type: 'biginteger', min: '1' },
     quota_images: { type: 'integer', min: 1 },
+    // What an upload scored past the threshold does (docs/moderation.md): `off` (not classified),
+    // `flag`, `hold` or `refuse`; empty: the `moderation.mode` option. The threshold, 0 to 1; empty:
+    // `moderation.threshold`.
+    moderation: { type: 'enumeration', enum: [...MODERATION_MODES] },
+    moderation_threshold: { type: 'float', min: 0, max: 1 },
     // What the key holds now, kept with every upload and deletion, in their transactions.
     live_images: { type: 'integer', default: 0, writable: false, configurable: false },
     live_bytes: { type: 'biginteger', default: '0', writable: false, configurable: false },

@@ -1,3 +1,5 @@
+import { MODERATION_STATES } from '../../config/constants';
+
 /** One record per accepted upload; its file is a `plugin::upload.file` in the Media Library. */
 export default {
   kind: 'collectionType',
@@ -42,6 +44,15 @@ export default {
     // `#rrggbb`. Filled in at boot for images stored before they existed (storage/placeholders.ts).
     placeholder: { type: 'string', maxLength: 64, writable: false, configurable: false },
     dominant_color: { type: 'string', maxLength: 7, writable: false, configurable: false },
+    // Moderation (moderation/, docs/moderation.md), kept by the server (admin/field-protection.ts):
+    // where the image stands (MODERATION_STATES: `held` answers 404 on every URL), the classifier's
+    // score and its five classes (null: not classified), when it entered the review queue (null: not
+    // in it) and how many reports it has.
+    moderation: { type: 'enumeration', enum: [...MODERATION_STATES], default: 'none', required: true, writable: false, configurable: false },
+    nsfw_score: { type: 'float', writable: false, configurable: false },
+    nsfw_scores: { type: 'json', writable: false, configurable: false },
+    review_since: { type: 'datetime', writable: false, configurable: false },
+    report_count: { type: 'integer', default: 0, required: true, writable: false, configurable: false },
     // Keys that reuse or refuse duplicates (storage/duplicates.ts): SHA-256 of the key and the
     // bytes the client sent. The upload's answer as it gave it (no delete link), for every upload: a
     // duplicate answers it again, and the image's events carry it (storage/media-events.ts).
@@ -69,5 +80,7 @@ export default {
     // A duplicate's lookup, and the race of two identical uploads at once (one row wins; NULL for
     // keys that store duplicates, which unique indexes allow any number of on all three databases).
     { name: 'image_api_images_source_digest_index', columns: ['source_digest'], type: 'unique' },
+    // The moderation queue, oldest first.
+    { name: 'image_api_images_review_since_index', columns: ['review_since'] },
   ],
 };

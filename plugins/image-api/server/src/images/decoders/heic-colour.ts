@@ -40,7 +40,7 @@ const P3_D65 = 12;
 const SRGB_TRANSFER = 13;
 
 /** The handle's address in the WebAssembly heap, where embind keeps it. */
-const addressOf = (handle: unknown): number | null => {
+export const addressOf = (handle: unknown): number | null => {
   const pointer = (handle as { $$?: { ptr?: unknown } } | null)?.$$?.ptr;
   return typeof pointer === 'number' && pointer > 0 ? pointer : null;
 };
@@ -54,7 +54,6 @@ export function colourOf(libheif: LibheifColourCalls, handle: unknown): HeifColo
   const address = addressOf(handle);
   if (address === null) return null;
   const error = libheif._malloc(16);
-  const out = libheif._malloc(4);
   try {
     // The profile's size is its colr box's, within the file.
     const size = libheif._heif_image_handle_get_raw_color_profile_size(address);
@@ -67,6 +66,24 @@ export function colourOf(libheif: LibheifColourCalls, handle: unknown): HeifColo
         libheif._free(profile);
       }
     }
+  } finally {
+    libheif._free(error);
+  }
+  const nclx = nclxOf(libheif, handle);
+  return nclx && { nclx };
+}
+
+/**
+ * The image's nclx code points, whether or not an ICC profile describes its colours too: its
+ * matrix and range are how libheif turns its YCbCr into RGB (decoders/yuv-to-rgb.ts); null when the
+ * file has none.
+ */
+export function nclxOf(libheif: LibheifColourCalls, handle: unknown): Nclx | null {
+  const address = addressOf(handle);
+  if (address === null) return null;
+  const error = libheif._malloc(16);
+  const out = libheif._malloc(4);
+  try {
     libheif._heif_image_handle_get_nclx_color_profile(error, address, out);
     if (libheif.HEAP32[error >> 2] !== 0) return null;
     const nclx = libheif.HEAPU32[out >> 2];
@@ -74,7 +91,7 @@ export function colourOf(libheif: LibheifColourCalls, handle: unknown): HeifColo
     const heap = libheif.HEAP32;
     const colour = { primaries: heap[(nclx + 4) >> 2], transfer: heap[(nclx + 8) >> 2], matrix: heap[(nclx + 12) >> 2], fullRange: libheif.HEAPU8[nclx + 16] !== 0 };
     libheif._heif_nclx_color_profile_free(nclx);
-    return { nclx: colour };
+    return colour;
   } finally {
     libheif._free(error);
     libheif._free(out);

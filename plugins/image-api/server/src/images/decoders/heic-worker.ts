@@ -10,13 +10,19 @@
  * WebAssembly heap (libheif-js's `display()` makes two copies, of four channels) and never leave this
  * thread; the decoder's context is freed (libheif-js would keep it until its next decode); and what
  * a job leaves is collected after it rather than whenever V8 gets to it.
+ *
+ * When heif-convert may decode (heic-variants.ts, heif-convert.ts), only the container is read here:
+ * the answer is the plan of that decode (its size, its YCbCr matrix, its profile), for an image it
+ * decodes as libheif-js would: 8 bits, 4:2:0, no alpha, the file's only top-level image (heif-convert
+ * writes every one), a matrix yuv-to-rgb.ts knows. Its frame comes back here, made RGB and its variants.
  */
 import fs from 'fs';
 import { parentPort } from 'worker_threads';
 import { errors, isApiError, refusalOf } from '../../http/api-error';
 import { pixelVariants } from '../image-variants';
-import type { DecodedPixels, HeicAnswer, HeicJob } from './heic-job';
-import { colourOf, profileOf, type LibheifColourCalls } from './heic-colour';
+import type { DecodedPixels, HeicAnswer, HeicJob, NativePlan } from './heic-job';
+import { addressOf, colourOf, nclxOf, profileOf, type LibheifColourCalls } from './heic-colour';
+import { convertsMatrix, frameOf, yuvToRgb } from './yuv-to-rgb';
 import { collectGarbage } from '../../operations/collect-garbage';
 
 
@@ -40,6 +46,10 @@ interface DecodedImage {
   channels: Array<{ id: number; width: number; height: number; stride: number; data: Uint8Array }>;
 }
 interface Libheif extends LibheifColourCalls {
+  _heif_image_handle_get_luma_bits_per_pixel(handle: number): number;
+  _heif_image_handle_get_chroma_bits_per_pixel(handle: number): number;
+  /** Returns a `heif_error` (12 bytes) through its first argument. */
+  _heif_image_handle_get_preferred_decoding_colorspace(error: number, handle: number, colorspace: number, chroma: number): void;
   HeifDecoder: new () => HeifDecoder;
   heif_context_free(context: unknown): void;
   heif_js_decode_image2(handle: unknown, colorspace: number, chroma: number): Promise<DecodedImage | null> | DecodedImage | null;
@@ -68,7 +78,7 @@ function copyPixels(channel: DecodedImage['channels'][number], channels: number)
  * The primary image's pixels, with the profile of the colour space they are in (heic-colour.ts);
  * refusals are the error table's (311 unreadable, 315 over the cap).
  */
-async function decode(bytes: Uint8Array, maxPixels: number): Promise<DecodedPixels> {
+async function decode(bytes: Uint8Array, maxPixels: number, native: boolean): Promise<DecodedPixels | NativePlan> {
   const decoder = new libheif.HeifDecoder();
   let images: HeifImage[] = [];
   let decoded: DecodedImage | null = null;
@@ -80,6 +90,10 @@ async function decode(bytes: Uint8Array, maxPixels: number): Promise<DecodedPixe
     // The container was read, not the pixels: the cap holds before anything is decoded.
     if (!width || !height) throw errors.invalidImage('zero dimensions');
     if (width * height > maxPixels) throw errors.tooManyPixels(maxPixels);
+    if (native) {
+      const plan = await nativePlan(image, images.length, width, height);
+      if (plan) return plan;
+    }
     const channels = image.has_alpha_channel() ? 4 : 3;
     const chroma = channels === 4 ? libheif.heif_chroma.heif_chroma_interleaved_RGBA : libheif.heif_chroma.heif_chroma_interleaved_RGB;
     decoded = await libheif.heif_js_decode_image2(image.handle, libheif.heif_colorspace.heif_colorspace_RGB, chroma);
@@ -99,10 +113,46 @@ async function decode(bytes: Uint8Array, maxPixels: number): Promise<DecodedPixe
   }
 }
 
-async function work({ bytes, options, width }: HeicJob): Promise<HeicAnswer> {
+/** A YCbCr 4:2:0 image (libheif's enums heif_colorspace_YCbCr and heif_chroma_420): what heif-convert's y4m holds as it was coded. */
+const YCBCR = 0;
+const CHROMA_420 = 1;
+
+/** The plan of heif-convert's decode of `image`, or null where libheif-js decodes it (see the file comment). */
+async function nativePlan(image: HeifImage, topLevelImages: number, width: number, height: number): Promise<NativePlan | null> {
+  const address = addressOf(image.handle);
+  if (address === null || topLevelImages !== 1 || image.has_alpha_channel()) return null;
+  if (libheif._heif_image_handle_get_luma_bits_per_pixel(address) !== 8 || libheif._heif_image_handle_get_chroma_bits_per_pixel(address) !== 8) return null;
+  const scratch = libheif._malloc(24);
+  try {
+    libheif._heif_image_handle_get_preferred_decoding_colorspace(scratch, address, scratch + 16, scratch + 20);
+    const coded = libheif.HEAP32[scratch >> 2] === 0 && libheif.HEAP32[(scratch + 16) >> 2] === YCBCR && libheif.HEAP32[(scratch + 20) >> 2] === CHROMA_420;
+    if (!coded) return null;
+  } finally {
+    libheif._free(scratch);
+  }
+  // libheif converts by the container's nclx matrix and range, present beside an ICC profile too.
+  // Without one it takes them from the HEVC stream's own signalling (its VUI), which this does not
+  // read: such files (an ICC profile alone, or no colour at all) are libheif-js's to decode, or their
+  // colours could differ from one decoder to the other.
+  const nclx = nclxOf(libheif, image.handle);
+  if (!nclx) return null;
+  const matrix = { matrix: nclx.matrix, fullRange: nclx.fullRange };
+  if (!convertsMatrix(matrix.matrix)) return null;
+  return { width, height, ...matrix, icc: await profileOf(colourOf(libheif, image.handle)) };
+}
+
+/** heif-convert's frame as the decoded image. */
+function nativePixels(frame: Uint8Array, plan: NativePlan): DecodedPixels {
+  const { width, height, icc } = plan;
+  return { pixels: yuvToRgb(frameOf(frame, width, height), width, height, plan), width, height, channels: 3, icc };
+}
+
+async function work({ bytes, options, width, native, y4m }: HeicJob): Promise<HeicAnswer> {
   try {
     const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return { variants: await pixelVariants(await decode(bytes, options.maxPixels), file, options, width) };
+    const decoded = y4m ? nativePixels(y4m.frame, y4m.plan) : await decode(bytes, options.maxPixels, native === true);
+    if (!('pixels' in decoded)) return { native: decoded };
+    return { variants: await pixelVariants(decoded, file, options, width) };
   } catch (error) {
     const refusal = isApiError(error) ? error : errors.invalidImage();
     return { refusal: refusalOf(refusal) };

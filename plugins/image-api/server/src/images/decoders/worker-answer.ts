@@ -2,12 +2,13 @@
  * One job for a worker thread (bmp-variants.ts, heic-variants.ts): the job is posted, and the
  * worker's answer resolves the promise. A worker that throws, exits or takes longer than `timeoutMs`
  * rejects it (the error; 311 for an exit, as out of memory; 311 "decoding took too long"): the
- * caller then stops that worker and uses a new one for the next job.
+ * caller then stops that worker and uses a new one for the next job. `transfer`: buffers the job
+ * hands over rather than copies.
  */
 import type { Worker } from 'worker_threads';
 import { errors } from '../../http/api-error';
 
-export function answerOf<Answer>(worker: Worker, job: unknown, timeoutMs: number): Promise<Answer> {
+export function answerOf<Answer>(worker: Worker, job: unknown, timeoutMs: number, transfer: ArrayBuffer[] = []): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     const done = () => {
       clearTimeout(timer);
@@ -35,6 +36,6 @@ export function answerOf<Answer>(worker: Worker, job: unknown, timeoutMs: number
     worker.on('message', onMessage);
     worker.once('error', onError);
     worker.once('exit', onExit);
-    worker.postMessage(job);
+    worker.postMessage(job, transfer);
   });
 }

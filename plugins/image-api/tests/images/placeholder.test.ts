@@ -1,0 +1,82 @@
+import sharp from 'sharp';
+import { thumbHashToAverageRGBA, thumbHashToRGBA } from 'thumbhash';
+import { placeholderOf, shrinkToRgba, THUMBHASH_EDGE } from '../../server/src/images/placeholder';
+
+/** RGBA pixels: each one from its position. */
+function pixels(width: number, height: number, colour: (x: number, y: number) => [number, number, number, number]): Uint8Array {
+  const rgba = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) rgba.set(colour(x, y), (y * width + x) * 4);
+  return rgba;
+}
+const at = (image: { rgba: Uint8Array; width: number }, x: number, y: number) => [...image.rgba.subarray((y * image.width + x) * 4, (y * image.width + x) * 4 + 4)];
+
+test('pixels within the edge are handed on as they are', () => {
+  const rgba = pixels(32, 20, () => [1, 2, 3, 255]);
+  expect(shrinkToRgba(rgba, 32, 20, 4, 32)).toEqual({ rgba, width: 32, height: 20 });
+});
+
+test('larger ones are averaged down to fit the edge, keeping the aspect ratio', () => {
+  // Red on the left half, blue on the right; a grey row band at the bottom tenth.
+  const shrunk = shrinkToRgba(pixels(100, 50, (x, y) => (y >= 45 ? [128, 128, 128, 255] : x < 52 ? [255, 0, 0, 255] : [0, 0, 255, 255])), 100, 50, 4, 32);
+  expect([shrunk.width, shrunk.height, shrunk.rgba.length]).toEqual([32, 16, 32 * 16 * 4]);
+  expect(at(shrunk, 0, 0)).toEqual([255, 0, 0, 255]);
+  expect(at(shrunk, 31, 0)).toEqual([0, 0, 255, 255]);
+  expect(at(shrunk, 0, 15)).toEqual([128, 128, 128, 255]);
+  // Output column 16 averages input columns 50 to 53: two red, two blue.
+  const middle = at(shrunk, 16, 5);
+  expect(middle).toEqual([128, 0, 128, 255]);
+});
+
+test('grey, grey with alpha and RGB become RGBA, even within the edge', () => {
+  const grey = Uint8Array.from([10, 20, 30, 40]);
+  expect(shrinkToRgba(grey, 2, 2, 1, 32)).toEqual({ rgba: Uint8Array.from([10, 10, 10, 255, 20, 20, 20, 255, 30, 30, 30, 255, 40, 40, 40, 255]), width: 2, height: 2 });
+  expect(shrinkToRgba(Uint8Array.from([10, 0, 30, 255]), 2, 1, 2, 1)).toEqual({ rgba: Uint8Array.from([30, 30, 30, 128]), width: 1, height: 1 });
+  expect(shrinkToRgba(Uint8Array.from([200, 0, 0, 0, 0, 100]), 2, 1, 3, 1)).toEqual({ rgba: Uint8Array.from([100, 0, 50, 255]), width: 1, height: 1 });
+});
+
+test('transparent pixels lend no colour; alpha is averaged', () => {
+  // Every other pixel transparent black, the rest opaque green: green at half alpha, not dark green.
+  const shrunk = shrinkToRgba(pixels(64, 64, (x) => (x % 2 ? [0, 0, 0, 0] : [0, 200, 0, 255])), 64, 64, 4, 32);
+  expect(at(shrunk, 7, 7)).toEqual([0, 200, 0, 128]);
+  expect(at(shrinkToRgba(pixels(64, 64, () => [9, 9, 9, 0]), 64, 64, 4, 32), 3, 3)).toEqual([0, 0, 0, 0]);
+});
+
+test('the placeholder of a two-colour image: the ThumbHash shows both halves, the dominant colour is the larger one', async () => {
+  const width = 300;
+  const height = 200;
+  const data = Buffer.from(pixels(width, height, (x) => (x < 200 ? [230, 40, 40, 255] : [40, 40, 230, 255])));
+  const { thumbHash, dominantColor } = await placeholderOf({ data, width, height, channels: 4 });
+  // The same pixels as RGB: the same placeholder.
+  const rgb = Buffer.from(data.filter((_, i) => i % 4 !== 3));
+  expect(await placeholderOf({ data: rgb, width, height, channels: 3 })).toEqual({ thumbHash, dominantColor });
+  expect(THUMBHASH_EDGE).toBeLessThan(100);
+  expect(dominantColor).toBe('#e82828');
+  const hash = Buffer.from(thumbHash, 'base64');
+  const decoded = thumbHashToRGBA(hash);
+  const left = at({ rgba: decoded.rgba, width: decoded.w }, 2, Math.floor(decoded.h / 2));
+  const right = at({ rgba: decoded.rgba, width: decoded.w }, decoded.w - 2, Math.floor(decoded.h / 2));
+  expect(left[0]).toBeGreaterThan(left[2] + 100);
+  expect(right[2]).toBeGreaterThan(right[0] + 100);
+  // Its average: two thirds of the red, one third of the blue.
+  const average = thumbHashToAverageRGBA(hash);
+  expect(average.r * 255).toBeCloseTo((2 * 230 + 40) / 3, -1);
+  expect(average.b * 255).toBeCloseTo((2 * 40 + 230) / 3, -1);
+  // The same pixels hashed at 100 px (thumbhash.js's own limit): the same average, within two of its steps.
+  const { data: full, info } = await sharp(data, { raw: { width, height, channels: 4 } }).resize(100, 100, { fit: 'inside' }).raw().toBuffer({ resolveWithObject: true });
+  const reference = thumbHashToAverageRGBA(Buffer.from((await import('thumbhash')).rgbaToThumbHash(info.width, info.height, full)));
+  for (const channel of ['r', 'g', 'b'] as const) expect(Math.abs(average[channel] - reference[channel])).toBeLessThan(0.03);
+});
+
+test('a very tall medium (shrunk by sharp, off the JavaScript thread): the same kind of placeholder', async () => {
+  const width = 500;
+  const height = 4000;
+  const data = Buffer.from(pixels(width, height, (_, y) => (y < 3000 ? [20, 160, 20, 255] : [250, 250, 250, 255]))).filter((_, i) => i % 4 !== 3);
+  const { thumbHash, dominantColor } = await placeholderOf({ data: Buffer.from(data), width, height, channels: 3 });
+  expect(dominantColor).toBe('#18a818');
+  const decoded = thumbHashToRGBA(Buffer.from(thumbHash, 'base64'));
+  expect(decoded.h).toBeGreaterThan(decoded.w);
+  const top = at({ rgba: decoded.rgba, width: decoded.w }, Math.floor(decoded.w / 2), 1);
+  const bottom = at({ rgba: decoded.rgba, width: decoded.w }, Math.floor(decoded.w / 2), decoded.h - 1);
+  expect(top[1]).toBeGreaterThan(top[0] + 60);
+  expect(bottom[0]).toBeGreaterThan(200);
+});
