@@ -18,6 +18,14 @@ const shared = {
   setupFilesAfterEnv: [TIMEOUT],
 };
 
+/**
+ * Unit tests whose outcome no database and no Node line changes, and that take a minute between them
+ * (the plugin's build into `dist`, the type check of the tests): CI runs them once, on its first line
+ * (`.ci/node-line` sets ONCE_PER_CI_RUN=done for the others).
+ */
+const ONCE_PER_CI_RUN = ['<rootDir>/tests/config/plugin-build.test.ts', '<rootDir>/tests/config/test-types.test.ts'];
+const unitIgnored = process.env.ONCE_PER_CI_RUN === 'done' ? ONCE_PER_CI_RUN : [];
+
 /** A test's or a hook's time limit in a project (tests/helpers/test-timeout.js applies it). */
 const timeout = (ms) => ({ globals: { TEST_TIMEOUT_MS: ms } });
 
@@ -33,7 +41,7 @@ module.exports = {
   maxWorkers: 1,
   projects: [
     // The plugin's modules and the app's config alone, and the docs against the code (`npm test`).
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/plugins/image-api/tests/**/*.test.ts', '<rootDir>/tests/config/**/*.test.ts', '<rootDir>/tests/docs/**/*.test.ts'], ...timeout(60000) },
+    { ...shared, displayName: 'unit', testPathIgnorePatterns: [...shared.testPathIgnorePatterns, ...unitIgnored], testMatch: ['<rootDir>/plugins/image-api/tests/**/*.test.ts', '<rootDir>/tests/config/**/*.test.ts', '<rootDir>/tests/docs/**/*.test.ts'], ...timeout(60000) },
     // The real Strapi in-process on SQLite, PostgreSQL or MariaDB (`npm test`, `test:postgres`, `test:mysql`).
     // Quiet unless a test fails: the app's logs are held and printed with a failure (quiet-environment.js).
     { ...withApp, displayName: 'api', testEnvironment: '<rootDir>/tests/helpers/quiet-environment.js', testMatch: ['<rootDir>/tests/api/**/*.test.ts'], ...timeout(60000) },
