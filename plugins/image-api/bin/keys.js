@@ -170,6 +170,9 @@ async function holdLogs(work) {
 /** Boots the app without its server, runs `work` with the key service (and the plugin), and always shuts it down. */
 async function withKeys({ appDir, distDir }, work) {
   process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
+  // One command, then exit: the plugin starts none of a serving instance's background work (its
+  // sweeps, backfills, the classifier's model: server/src/bootstrap.ts).
+  process.env.IMAGE_API_ONE_COMMAND = '1';
   const { createStrapi } = require(require.resolve('@strapi/strapi', { paths: [appDir] }));
   const strapi = await createStrapi({ appDir, distDir }).load();
   try {

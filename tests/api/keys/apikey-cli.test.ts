@@ -1,5 +1,7 @@
 /** The apikey CLI against the configured database, with the server running and without; the bootstrap key. */
 import { execFile } from 'child_process';
+import fs from 'fs';
+import os from 'os';
 import path from 'path';
 import { promisify } from 'util';
 import { startApp, APP_DIR, type TestApp } from '../../helpers/app';
@@ -195,15 +197,30 @@ describe('with the server running', () => {
   });
 });
 
-test('with no server running, on a fresh database', async () => {
+test('with no server running, on a fresh database; the command starts none of a server\'s background work', async () => {
   const db = await createScratchDb();
+  // A request folder a crash left two hours ago: a serving instance's boot sweep removes it.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'apikey-cli-tmp-'));
+  const debris = path.join(tmp, 'req-left-by-a-crash');
+  fs.mkdirSync(debris);
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  fs.utimesSync(debris, twoHoursAgo, twoHoursAgo);
   try {
-    const env = { ...process.env, ...db.env, LOG_LEVEL: 'error' };
-    const { stdout } = await cli(['create', '--name', 'offline'], env);
+    const env = { ...process.env, ...db.env, LOG_LEVEL: 'error', IMAGE_API_TMP_DIR: tmp };
+    // A key that classifies: a server's boot would load the classifier's model (moderation.warm).
+    const { stdout } = await cli(['create', '--name', 'offline', '--moderation', 'flag'], env);
     expect(stdout.trim().split('\n').pop()).toMatch(/^img_/);
-    const { stdout: listed } = await cli(['list', '--json'], env);
-    expect(JSON.parse(listed).map((k: any) => k.name)).toEqual(['offline']);
+    const listed = await cli(['list', '--json'], env);
+    expect(JSON.parse(listed.stdout).map((k: any) => k.name)).toEqual(['offline']);
+    // Neither command swept (server/src/bootstrap.ts: nor did it start the classifier, the purges, the backfills).
+    expect(fs.existsSync(debris)).toBe(true);
+    // The same database and folder under a server: the boot sweep takes the folder.
+    const server = await startApp({ ...db.env, IMAGE_API_TMP_DIR: tmp });
+    await server.stop();
+    expect(fs.existsSync(debris)).toBe(false);
   } finally {
     await db.drop();
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
+

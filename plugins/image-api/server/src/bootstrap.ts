@@ -11,6 +11,25 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
   }
 };
 
+/** Set to 1 by the key CLI (bin/keys.js) in its own process before it boots the app. */
+const ONE_COMMAND = 'IMAGE_API_ONE_COMMAND';
+
+/** What a serving instance does beside its requests, each stopped by destroy.ts. */
+async function startBackgroundWork(strapi: Core.Strapi): Promise<void> {
+  // What a crash left, before the first request (the sweep's own schedule follows).
+  await getService(strapi, 'debris-sweep').run();
+  getService(strapi, 'debris-sweep').start();
+  getService(strapi, 'expiry-sweep').start();
+  // Purges owed since before this boot (another instance's, or this one's before a restart) go too.
+  getService(strapi, 'purges').start();
+  getService(strapi, 'renditions').start();
+  // Images stored before placeholders existed get theirs in the background (storage/placeholders.ts).
+  getService(strapi, 'placeholders').start();
+  // The classifier's model (about 3.5 s of a core and 190 MB, in its worker thread) loads now rather
+  // than at the first upload that needs it, when some key or the default classifies (moderation/screening.ts).
+  void getService(strapi, 'screening').warmIfUsed();
+}
+
 async function setUp(strapi: Core.Strapi) {
   if (!getConfig(strapi).keyHashSecret) {
     // Silent before: keys hashed with Strapi's API_TOKEN_SALT, and setting the secret later made
@@ -28,20 +47,11 @@ async function setUp(strapi: Core.Strapi) {
   // Created at boot so the first concurrent uploads do not race to create it.
   await getService(strapi, 'media-folder').get();
   await getService(strapi, 'rate-limits').connect();
-  await getService(strapi, 'debris-sweep').run();
-  getService(strapi, 'debris-sweep').start();
-
   const { bootstrapKey } = getConfig(strapi);
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
-  getService(strapi, 'expiry-sweep').start();
-  // Purges owed since before this boot (another instance's, or this one's before a restart) go too.
-  getService(strapi, 'purges').start();
-  getService(strapi, 'renditions').start();
-  // Images stored before placeholders existed get theirs in the background (storage/placeholders.ts).
-  getService(strapi, 'placeholders').start();
-  // The classifier's model (about 10 s of a core, in its worker thread) loads now rather than at the
-  // first upload that needs it, when some key or the default classifies (moderation/screening.ts).
-  void getService(strapi, 'screening').warmIfUsed();
+  // The key CLI (bin/keys.js) boots the app to run one command and exit: the sweeps, the backfills
+  // and the classifier are the serving instances' work, not a process that lives a few seconds.
+  if (process.env[ONE_COMMAND] !== '1') await startBackgroundWork(strapi);
   if (strapi.config.get('environment') === 'development') {
     // What a newcomer running `npm run develop` needs next: where the API and its docs are, and how to get a key.
     const base = getService(strapi, 'public-url').base();
