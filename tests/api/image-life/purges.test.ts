@@ -146,8 +146,13 @@ test('the third round: sent once due, by any instance\'s poll, after which nothi
   const image = await upload();
   expect((await app.http.delete(app.pathOf(image.delete_url)).set('Accept', 'application/json')).status).toBe(200);
   await until('the third round', async () => (await roundOf(image.id_encoded)) === 3, 10_000);
-  // Its time come (the poll runs every 500 ms).
+  // This instance would send it from its own timer in 10 s, and its poll leaves it to that timer.
+  // As if it had stopped: its timers are dropped; then, its time come, a poll sends it.
+  const purgesService = service('purges');
+  await purgesService.stop();
   await app.strapi.db.connection('image_api_purges').update({ due_at: new Date(Date.now() - 1000) });
+  expect(await purgesService.run()).toBe(1);
+  purgesService.start();
   await varnish.waitForTag(`img-${image.id_encoded}`, 3, 3000);
   await until('no purge owed', async () => (await purgeRows()).length === 0);
   expect(sample(await counters(), 'image_api_purges_owed')).toBe(0);
@@ -175,6 +180,20 @@ test('purges that come within 100 ms of each other go in one request; a burst of
   const sent = varnish.received.slice(from);
   expect(sent.flatMap((request) => String(request.headers['xkey-purge']).split(' ')).sort()).toEqual(images.map((image) => `img-${image.id_encoded}`).sort());
   console.log(`6 concurrent deletions purged in ${sent.length} request(s)`);
+});
+
+test("the instance's poll leaves a purge to the timer of its slot (the two taking one slot's rows at once split it in two requests)", async () => {
+  const purgesService = service('purges');
+  const before = varnish.received.length;
+  const ids: number[] = [];
+  for (const name of ['d1', 'd2']) ids.push(await purgesService.record(app.strapi.db.connection, [{ idEncoded: name, fileUrls: [] }]));
+  for (const id of ids) purgesService.sendSoon(id);
+  // Due for any poll (its recorder's hold over), and still in this instance's slot.
+  await app.strapi.db.connection('image_api_purges').whereIn('id', ids).update({ due_at: new Date(Date.now() - 1000) });
+  expect(await purgesService.run()).toBe(0);
+  await varnish.waitForTag('img-d2');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(varnish.received.slice(before).map((request) => request.headers['xkey-purge'])).toEqual(['img-d1 img-d2']);
 });
 
 test('a purger that refuses three times gets the purge at the fourth attempt, 1, 2 and 4 s apart', async () => {

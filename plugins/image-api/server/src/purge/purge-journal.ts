@@ -13,7 +13,7 @@
  *   lookup of the image has run out (delivery/image-sources.ts keeps one SOURCE_TTL_MS), since until
  *   then another instance may have answered a cache from it; and again after a render begun before
  *   the deletion has had time to finish. The instance that acknowledged a round sends the next when
- *   it is due; any instance's poll does if it cannot;
+ *   it is due (its own poll leaves it to that); any other instance's poll does if it cannot;
  * - a purge not acknowledged once the caches' max-age (`cacheMaxAgeSeconds`) has passed is given up:
  *   no cache keeps the answers longer. Failures and give-ups are logged and counted (`/_metrics`).
  * Purges are idempotent: an attempt sent twice (an instance slower than its hold) costs a request.
@@ -89,6 +89,17 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
    * acknowledged one), by the COALESCE_MS slot they fall in: those of one slot go together.
    */
   const rounds = new Map<number, { due: Array<{ id: number; round: number }>; timer: NodeJS.Timeout }>();
+  /**
+   * The purges in those slots, until their slot's send is over: the poll leaves them to it. Both
+   * taking rows of one slot at once split it (the poll won one, the slot's send the rest: two
+   * requests where one was due); another instance's poll still takes them if this one stops.
+   */
+  const inSlots = new Map<number, number>();
+  const holdInSlot = (id: number, by: 1 | -1) => {
+    const count = (inSlots.get(id) ?? 0) + by;
+    if (count > 0) inSlots.set(id, count);
+    else inSlots.delete(id);
+  };
 
   /** The base of the URLs a CDN in front of the bucket serves (the S3 provider's `baseUrl`), if any. */
   const cdnBase = (): string | null => {
@@ -234,7 +245,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       await abandonExpired();
       let sent = 0;
       for (let batch = BATCH; batch === BATCH; ) {
-        batch = await sendRows((query) => clock.olderThan(query, column('due_at'), 0).orderBy(column('due_at')).limit(BATCH));
+        batch = await sendRows((query) => {
+          const due = clock.olderThan(query, column('due_at'), 0).orderBy(column('due_at')).limit(BATCH);
+          return inSlots.size > 0 ? due.whereNotIn('id', [...inSlots.keys()]) : due;
+        });
         sent += batch;
       }
       return sent;
@@ -250,6 +264,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
   /** Sends round `round` of the purge `id` in `delayMs` (with others due then), unless another instance took it first. */
   function sendLater(id: number, round: number, delayMs: number, from = Date.now()): void {
     const slot = Math.ceil((from + delayMs) / COALESCE_MS);
+    holdInSlot(id, 1);
     const pending = rounds.get(slot);
     if (pending) {
       pending.due.push({ id, round });
@@ -263,7 +278,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
           query.where((any) => {
             for (const row of due) any.orWhere({ id: row.id, [column('round')]: row.round, [column('attempts')]: 0 });
           })
-        ).catch((error) => strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`))
+        )
+          .catch((error) => strapi.log.error(`image-api: sending a purge failed: ${messageOf(error)}`))
+          .finally(() => due.forEach((row) => holdInSlot(row.id, -1)))
       );
     }, Math.max(0, slot * COALESCE_MS - Date.now()));
     timer.unref();
@@ -328,6 +345,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // What waits for its slot is in the database: the next poll, here or elsewhere, sends it.
       for (const { timer } of rounds.values()) clearTimeout(timer);
       rounds.clear();
+      inSlots.clear();
       await poll.stop();
       await Promise.all([...sending]);
     },
