@@ -1,5 +1,7 @@
 import path from 'path';
 
+import { keepCompiledStatements } from './sqlite/statement-cache';
+
 type Client = 'sqlite' | 'postgres' | 'mysql';
 
 // Reads DATABASE_* variables. DATABASE_URL, when set, wins over host/port/name/user/password.
@@ -32,11 +34,13 @@ export default ({ env }) => {
       pool: {
         // WAL: readers never wait for writers, and a commit costs no fsync (synchronous=NORMAL keeps
         // the database consistent after a crash; the last commits may be lost on power failure).
-        // busy_timeout: the CLI and a second process can share the file with the server.
-        afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        // busy_timeout: the CLI and a second process can share the file with the server. Compiled
+        // statements are kept for the next query of the same text (./sqlite/statement-cache.ts).
+        afterCreate(conn: { pragma(sql: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
           conn.pragma('journal_mode = WAL');
           conn.pragma('synchronous = NORMAL');
           conn.pragma('busy_timeout = 5000');
+          keepCompiledStatements(conn);
           done(null, conn);
         },
       },

@@ -41,6 +41,41 @@ test('transparent pixels lend no colour; alpha is averaged', () => {
   expect(at(shrinkToRgba(pixels(64, 64, () => [9, 9, 9, 0]), 64, 64, 4, 32), 3, 3)).toEqual([0, 0, 0, 0]);
 });
 
+/** The box filter written plainly, pixel by pixel: what shrinkToRgba's per-layout loops must equal. */
+function shrinkPlainly(data: Uint8Array, width: number, height: number, channels: 1 | 2 | 3 | 4, edge: number) {
+  const scale = Math.min(1, edge / Math.max(width, height));
+  const outWidth = Math.max(1, Math.round(width * scale));
+  const outHeight = Math.max(1, Math.round(height * scale));
+  const sums = Array.from({ length: outWidth * outHeight }, () => [0, 0, 0, 0, 0]);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const sum = sums[Math.min(outHeight - 1, Math.floor((y * outHeight) / height)) * outWidth + Math.min(outWidth - 1, Math.floor((x * outWidth) / width))];
+      const i = (y * width + x) * channels;
+      const rgb = channels < 3 ? [data[i], data[i], data[i]] : [data[i], data[i + 1], data[i + 2]];
+      const alpha = channels === 2 || channels === 4 ? data[i + channels - 1] : 255;
+      rgb.forEach((value, c) => (sum[c] += value * alpha));
+      sum[3] += alpha;
+      sum[4] += 1;
+    }
+  }
+  const rgba = Uint8Array.from(sums.flatMap(([r, g, b, a, n]) => [...[r, g, b].map((v) => (a > 0 ? Math.round(v / a) : 0)), Math.round(a / n)]));
+  return { rgba, width: outWidth, height: outHeight };
+}
+
+test('every layout, at sizes that do not divide evenly, averages as the plain box filter does', () => {
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) % 256;
+  for (const [width, height] of [[500, 333], [101, 99], [3, 700], [700, 3], [37, 250], [1, 1]]) {
+    for (const channels of [1, 2, 3, 4] as const) {
+      const data = Uint8Array.from({ length: width * height * channels }, (_, i) => (channels % 2 === 0 && i % channels === channels - 1 && i % 7 === 0 ? 0 : random()));
+      for (const edge of [100, 32]) {
+        if (width <= edge && height <= edge && channels === 4) continue;
+        expect({ channels, edge, ...shrinkToRgba(data, width, height, channels, edge) }).toEqual({ channels, edge, ...shrinkPlainly(data, width, height, channels, edge) });
+      }
+    }
+  }
+});
+
 test('the placeholder of a two-colour image: the ThumbHash shows both halves, the dominant colour is the larger one', async () => {
   const width = 300;
   const height = 200;

@@ -29,7 +29,7 @@ export interface RawPixels {
 /** The edge the pixels are shrunk to (thumbhash.js takes at most 100×100), and the dominant colour counted over. */
 const PLACEHOLDER_EDGE = 100;
 /**
- * The most pixels averaged on the JavaScript thread (about 2.5 ms): a medium of a very tall image
+ * The most pixels averaged on the JavaScript thread (about 1.3 ms): a medium of a very tall image
  * (500 px wide, any height) is shrunk by sharp, off that thread, instead.
  */
 const JS_SHRINK_MAX_PIXELS = 500_000;
@@ -60,37 +60,81 @@ function dominantColour(rgba: Uint8Array): string {
  * Pixels (grey, grey and alpha, RGB or RGBA, 8 bits a sample) as RGBA, averaged down to fit `edge`:
  * each output pixel the mean of the input pixels it covers, weighted by their alpha as a resize
  * does, so transparent pixels lend no colour. A box filter: for a placeholder it looks as a resize's
- * does, and in JavaScript it costs about 1 ms for a 500 × 375 medium where a sharp call cost 2.
+ * does. The loops are one per layout, with nothing per pixel but the sums (how many pixels an output
+ * pixel covers follows from the grid): about 0.25 ms for a 500 × 333 RGB medium where one loop for
+ * every layout took 0.9 ms on the upload's JavaScript thread (docs/performance.md, "Placeholders").
  */
 export function shrinkToRgba(data: Uint8Array, width: number, height: number, channels: 1 | 2 | 3 | 4, edge: number): { rgba: Uint8Array; width: number; height: number } {
   const scale = Math.min(1, edge / Math.max(width, height));
   if (scale === 1 && channels === 4) return { rgba: data, width, height };
   const outWidth = Math.max(1, Math.round(width * scale));
   const outHeight = Math.max(1, Math.round(height * scale));
-  const grey = channels < 3;
-  const alphaAt = channels === 2 || channels === 4 ? channels - 1 : -1;
-  const column = new Int32Array(width);
-  for (let x = 0; x < width; x++) column[x] = Math.min(outWidth - 1, Math.floor((x * outWidth) / width)) * 5;
-  // Per output pixel: Σ r·a, Σ g·a, Σ b·a, Σ a, and how many input pixels.
-  const sums = new Float64Array(outWidth * outHeight * 5);
+  // The input columns each output column covers: [firstColumn[ox], firstColumn[ox + 1]).
+  const firstColumn = new Int32Array(outWidth + 1);
+  for (let x = width - 1; x >= 0; x--) firstColumn[Math.min(outWidth - 1, Math.floor((x * outWidth) / width))] = x;
+  firstColumn[outWidth] = width;
+  const rowCount = new Int32Array(outHeight);
+  // Per output pixel and input channel: Σ value (opaque layouts), or Σ value·alpha and Σ alpha;
+  // a run of input pixels is summed in locals and added once.
+  const sums = new Float64Array(outWidth * outHeight * channels);
   for (let y = 0; y < height; y++) {
-    const row = Math.min(outHeight - 1, Math.floor((y * outHeight) / height)) * outWidth * 5;
-    for (let x = 0, i = y * width * channels; x < width; x++, i += channels) {
-      const o = row + column[x];
-      const alpha = alphaAt < 0 ? 255 : data[i + alphaAt];
-      const red = data[i];
-      sums[o] += red * alpha;
-      sums[o + 1] += (grey ? red : data[i + 1]) * alpha;
-      sums[o + 2] += (grey ? red : data[i + 2]) * alpha;
-      sums[o + 3] += alpha;
-      sums[o + 4] += 1;
+    const to = Math.min(outHeight - 1, Math.floor((y * outHeight) / height));
+    rowCount[to]++;
+    let o = to * outWidth * channels;
+    let i = y * width * channels;
+    for (let ox = 0; ox < outWidth; ox++, o += channels) {
+      const end = y * width * channels + firstColumn[ox + 1] * channels;
+      if (channels === 3) {
+        let r = 0, g = 0, b = 0;
+        for (; i < end; i += 3) {
+          r += data[i];
+          g += data[i + 1];
+          b += data[i + 2];
+        }
+        sums[o] += r;
+        sums[o + 1] += g;
+        sums[o + 2] += b;
+      } else if (channels === 4) {
+        let r = 0, g = 0, b = 0, a = 0;
+        for (; i < end; i += 4) {
+          const alpha = data[i + 3];
+          r += data[i] * alpha;
+          g += data[i + 1] * alpha;
+          b += data[i + 2] * alpha;
+          a += alpha;
+        }
+        sums[o] += r;
+        sums[o + 1] += g;
+        sums[o + 2] += b;
+        sums[o + 3] += a;
+      } else if (channels === 1) {
+        let v = 0;
+        for (; i < end; i++) v += data[i];
+        sums[o] += v;
+      } else {
+        let v = 0, a = 0;
+        for (; i < end; i += 2) {
+          const alpha = data[i + 1];
+          v += data[i] * alpha;
+          a += alpha;
+        }
+        sums[o] += v;
+        sums[o + 1] += a;
+      }
     }
   }
   const rgba = new Uint8Array(outWidth * outHeight * 4);
-  for (let p = 0; p < outWidth * outHeight; p++) {
-    const alpha = sums[p * 5 + 3];
-    for (let c = 0; c < 3; c++) rgba[p * 4 + c] = alpha > 0 ? Math.round(sums[p * 5 + c] / alpha) : 0;
-    rgba[p * 4 + 3] = Math.round(alpha / sums[p * 5 + 4]);
+  const opaque = channels === 1 || channels === 3;
+  const colours = channels < 3 ? 1 : 3;
+  for (let oy = 0, p = 0; oy < outHeight; oy++) {
+    for (let ox = 0; ox < outWidth; ox++, p++) {
+      const s = p * channels;
+      const covered = (firstColumn[ox + 1] - firstColumn[ox]) * rowCount[oy];
+      const alpha = opaque ? 255 * covered : sums[s + colours];
+      const divisor = opaque ? covered : alpha;
+      for (let c = 0; c < 3; c++) rgba[p * 4 + c] = divisor > 0 ? Math.round(sums[s + (colours === 1 ? 0 : c)] / divisor) : 0;
+      rgba[p * 4 + 3] = Math.round(alpha / covered);
+    }
   }
   return { rgba, width: outWidth, height: outHeight };
 }
