@@ -126,3 +126,28 @@ test('a tall image (the medium bounded in width only) is screened from pixels bo
   const stored = await knex()('image_api_images').where('id_encoded', res.body.image.id_encoded).first();
   expect(stored.nsfw_score).not.toBeNull();
 });
+
+test("with exact hashes listed, each answer's md5 is its stored original's, whether that is the bytes as sent or not", async () => {
+  // Entries of both exact kinds (matching nothing here), so every upload's bytes are hashed before the image work.
+  await service('blocklist').importText('sha256', `${'ab'.repeat(32)}\n`);
+  await service('blocklist').importText('md5', `${'cd'.repeat(16)}\n`);
+  const md5 = (bytes: Buffer) => crypto.createHash('md5').update(bytes).digest('hex');
+  const stored = async (url: string) => (await app.http.get(app.pathOf(url)).buffer(true)).body as Buffer;
+
+  // A PNG with nothing to strip: stored as sent.
+  const plain = await sharp(otherPhoto()).resize(120).png().toBuffer();
+  const kept = await app.upload(key, plain, { filename: 'plain.png' });
+  expect(kept.status).toBe(200);
+  const keptFile = await stored(kept.body.image.url);
+  expect(keptFile.equals(plain)).toBe(true);
+  expect(kept.body.image.md5).toBe(md5(plain));
+
+  // A JPEG whose EXIF is stripped: stored as other bytes, and its md5 is theirs.
+  const tagged = await sharp(otherPhoto()).resize(120).jpeg().withExif({ IFD0: { Copyright: 'someone' } }).toBuffer();
+  const stripped = await app.upload(key, tagged, { filename: 'tagged.jpg' });
+  expect(stripped.status).toBe(200);
+  const strippedFile = await stored(stripped.body.image.url);
+  expect(strippedFile.equals(tagged)).toBe(false);
+  expect(stripped.body.image.md5).toBe(md5(strippedFile));
+  expect(stripped.body.image.md5).not.toBe(md5(tagged));
+});

@@ -340,7 +340,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     if (earlier) return duplicates.answerFor(apiKey, earlier);
     // The bytes as sent, against the blocklist's exact hashes: a blocked file costs no image work.
     const screening = getService(strapi, 'screening');
-    await screening.screenSource(bytes);
+    const sourceDigests = await screening.screenSource(bytes);
     const policy = screening.policy(apiKey);
     // The medium's decoded pixels, kept for the screening only when it reads them.
     const screeningPixels = await screening.needsPixels(policy);
@@ -358,8 +358,11 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       checkStoredBytes(variants, cfg.maxBytes);
       return { variants, originalExif };
     }).finally(workDone);
-    const md5 = crypto.createHash('md5').update(variants.original.buffer).digest('hex');
-    const screened = await screening.screenImage(variants, md5, policy, request.nsfw);
+    // The stored original is often the bytes as sent (nothing to strip or turn): their digests are
+    // not computed twice (a comparison costs a fraction of a hash).
+    const asSent = variants.original.buffer.equals(bytes) ? sourceDigests : {};
+    const md5 = asSent.md5 ?? crypto.createHash('md5').update(variants.original.buffer).digest('hex');
+    const screened = await screening.screenImage(variants, { md5, sha256: asSent.sha256 }, policy, request.nsfw);
     // Read: let go of them before the store.
     delete variants.pixels;
 

@@ -17,6 +17,15 @@ import { CLASSIFIER_INPUT } from './classifier';
 import { PDQ_DOWNSAMPLE_MAX, PDQ_MIN_QUALITY, pdqFromPixels } from './pdq';
 import { nsfwScore, policyFor, verdict, type ModerationPolicy, type NsfwScores, type Verdict } from './moderation-modes';
 
+/**
+ * Hex digests of an upload's bytes as sent, those the blocklist lists kinds of. A stored original
+ * that is those bytes (a file with nothing to strip or turn) is not hashed again.
+ */
+export interface ExactDigests {
+  sha256?: string;
+  md5?: string;
+}
+
 export interface Screening {
   verdict: Verdict;
   /** The NSFW score and the classes; null when not classified (mode `off`). */
@@ -117,24 +126,29 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       return policy.mode !== 'off' || (await getService(strapi, 'blocklist').listedKinds()).pdq;
     },
 
-    /** Before the image work: the bytes as the client sent them, against the blocklist's exact hashes (403, code 107). */
-    async screenSource(bytes: Buffer): Promise<void> {
+    /**
+     * Before the image work: the bytes as the client sent them, against the blocklist's exact hashes
+     * (403, code 107). Returns the digests it computed, for the stored original when it is those
+     * bytes (ExactDigests).
+     */
+    async screenSource(bytes: Buffer): Promise<ExactDigests> {
       const listed = await getService(strapi, 'blocklist').listedKinds();
-      if (!listed.sha256 && !listed.md5) return;
-      const match = await getService(strapi, 'blocklist').check({
-        sha256: listed.sha256 ? [digest('sha256', bytes)] : [],
-        md5: listed.md5 ? [digest('md5', bytes)] : [],
-        pdq: null,
-      });
+      if (!listed.sha256 && !listed.md5) return {};
+      const digests: ExactDigests = {
+        ...(listed.sha256 ? { sha256: digest('sha256', bytes) } : {}),
+        ...(listed.md5 ? { md5: digest('md5', bytes) } : {}),
+      };
+      const match = await getService(strapi, 'blocklist').check({ sha256: digests.sha256 ? [digests.sha256] : [], md5: digests.md5 ? [digests.md5] : [], pdq: null });
       if (match) blocked();
+      return digests;
     },
 
     /**
-     * After the image work: the stored original's exact hashes (`md5`: already computed for the
-     * record), the perceptual fingerprint, then the classification and its verdict (422, code 106,
+     * After the image work: the stored original's exact hashes (`original.md5`: already computed for
+     * the record; `original.sha256` when screenSource computed it of the same bytes), the perceptual fingerprint, then the classification and its verdict (422, code 106,
      * for a refusal). The fingerprint and the scores are computed together, from one read of pixels.
      */
-    async screenImage(variants: VariantSet, md5: string, policy: ModerationPolicy, clientNsfw: boolean): Promise<Screening> {
+    async screenImage(variants: VariantSet, original: { md5: string; sha256?: string }, policy: ModerationPolicy, clientNsfw: boolean): Promise<Screening> {
       const blocklist = getService(strapi, 'blocklist');
       const listed = await blocklist.listedKinds();
       const classifies = policy.mode !== 'off';
@@ -148,8 +162,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         // zeros) matches too much to judge by: PDQ's reference says to discard those.
         const perceptual = listed.pdq && pixels ? pdqFromPixels(pixels.data, pixels.width, pixels.height, pixels.channels) : null;
         const match = await blocklist.check({
-          sha256: listed.sha256 ? [digest('sha256', variants.original.buffer)] : [],
-          md5: listed.md5 ? [md5] : [],
+          sha256: listed.sha256 ? [original.sha256 ?? digest('sha256', variants.original.buffer)] : [],
+          md5: listed.md5 ? [original.md5] : [],
           pdq: perceptual && perceptual.quality >= PDQ_MIN_QUALITY ? perceptual.hash : null,
         });
         if (match) blocked();
