@@ -223,4 +223,3 @@ test('with no server running, on a fresh database; the command starts none of a 
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
-

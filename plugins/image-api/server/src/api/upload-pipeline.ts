@@ -358,9 +358,10 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       checkStoredBytes(variants, cfg.maxBytes);
       return { variants, originalExif };
     }).finally(workDone);
-    // The stored original is often the bytes as sent (nothing to strip or turn): their digests are
-    // not computed twice (a comparison costs a fraction of a hash).
-    const asSent = variants.original.buffer.equals(bytes) ? sourceDigests : {};
+    // The stored original is often the bytes as sent (nothing to strip or turn): digests the
+    // blocklist's check made of them are not computed twice (a comparison costs a fraction of a hash).
+    const hashedAsSent = sourceDigests.md5 !== undefined || sourceDigests.sha256 !== undefined;
+    const asSent = hashedAsSent && variants.original.buffer.equals(bytes) ? sourceDigests : {};
     const md5 = asSent.md5 ?? crypto.createHash('md5').update(variants.original.buffer).digest('hex');
     const screened = await screening.screenImage(variants, { md5, sha256: asSent.sha256 }, policy, request.nsfw);
     // Read: let go of them before the store.

@@ -145,8 +145,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
 
     /**
      * After the image work: the stored original's exact hashes (`original.md5`: already computed for
-     * the record; `original.sha256` when screenSource computed it of the same bytes), the perceptual fingerprint, then the classification and its verdict (422, code 106,
-     * for a refusal). The fingerprint and the scores are computed together, from one read of pixels.
+     * the record; `original.sha256` when screenSource computed it of the same bytes), the perceptual
+     * fingerprint, then the classification and its verdict (422, code 106, for a refusal). The
+     * fingerprint and the scores are computed together, from one read of pixels.
      */
     async screenImage(variants: VariantSet, original: { md5: string; sha256?: string }, policy: ModerationPolicy, clientNsfw: boolean): Promise<Screening> {
       const blocklist = getService(strapi, 'blocklist');
