@@ -12,3 +12,5 @@ export function sampleRss(pid: number): () => number;
 export function threadCpuMs(pid: number): ThreadCpu;
 /** The CPU time a process used between two readings. */
 export function cpuBetween(before: ThreadCpu, after: ThreadCpu): { cpu: { total: number; main: number }; cpuByThread: Record<string, number> };
+/** Minor page faults a process has taken so far. */
+export function minorFaults(pid: number): number;
