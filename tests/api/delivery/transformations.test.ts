@@ -586,6 +586,38 @@ describe('kept results', () => {
     expect(await app.strapi.db.connection('image_api_pending_uploads').where('name', 'like', 'rendition:%')).toHaveLength(0);
   });
 
+  test('a source read into memory (up to 8 MB) and one read by its path render the same; a source file gone from disk: 404, no-store', async () => {
+    // Renders read a stored file into a reused 8 MiB buffer, a larger one by its path (storage/reused-buffers.ts).
+    const bytes = { small: await noise(400, 300), large: await noise(1800, 1650) };
+    const sources: Record<string, { url: string; file: string }> = {};
+    for (const [size, sent] of Object.entries(bytes)) {
+      const res = await app.upload(app.key, sent, { filename: `${size}.png` });
+      expect(res.status).toBe(200);
+      sources[size] = { url: res.body.image.url, file: path.join(app.uploadsDir, path.basename(new URL(res.body.image.url).pathname)) };
+      // Stored as sent (a PNG without metadata): the file is the bytes above.
+      expect(fs.statSync(sources[size].file).size).toBe(sent.length);
+    }
+    expect(bytes.small.length).toBeLessThan(8 * 1024 * 1024);
+    expect(bytes.large.length).toBeGreaterThan(8 * 1024 * 1024);
+    for (const [size, { url }] of Object.entries(sources)) {
+      const res = await app.http.get(signed(url, { width: 120, format: 'png' }));
+      expect(res.status).toBe(200);
+      // The same pixels as sharp's own resize of the bytes sent, whichever way the file was read.
+      const sent = bytes[size as keyof typeof bytes];
+      const { width = 0, height = 0 } = await sharp(sent).metadata();
+      const expected = await sharp(sent).resize(120, Math.round((height * 120) / width), { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+      const got = await sharp(res.body).raw().toBuffer({ resolveWithObject: true });
+      expect([got.info.width, got.info.height, got.info.channels]).toEqual([expected.info.width, expected.info.height, expected.info.channels]);
+      expect(Buffer.compare(got.data, expected.data)).toBe(0);
+    }
+    await kept();
+    for (const { url, file } of Object.values(sources)) {
+      fs.rmSync(file);
+      const res = await app.http.get(signed(url, { width: 121, format: 'png' }));
+      expect([res.status, res.headers['cache-control']]).toEqual([404, 'no-store']);
+    }
+  });
+
   test('a PNG source keeps PNG when nothing else is accepted', async () => {
     const res = await app.upload(app.key, await png(300, 200));
     const answer = await app.http.get(`/img/x/pr:small/plain/${res.body.image.url}`);

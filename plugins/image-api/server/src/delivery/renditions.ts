@@ -227,18 +227,22 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // wants it (images/image-work.ts): an upload then waits for that one render at most.
       const animated = request.frames > 1 && isAnimatedFormat(request.format);
       const borrow = !animated && request.source.file.width * request.source.file.height <= BORROW_MAX_PIXELS;
-      rendered = await runRenderWork(async () => {
-        const source = await store.source(request.source.file);
-        // The plan was made from the recorded size; the file's own header has the last word.
-        const size = await sourceSize(source, config.maxPixels);
-        const recorded = request.source.file;
-        const plan = size.width === recorded.width && size.height === recorded.height ? request.plan : request.replan(size);
-        const settings = { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality };
-        if (animated && isAnimatedFormat(settings.format)) {
-          return renderAnimation(source, plan, { ...settings, format: settings.format }, { ...size, frames: request.frames });
-        }
-        return render(source, plan, settings, config.maxPixels);
-      }, { borrow }).catch(gone);
+      // The source's bytes are read inside the slot: at most the slots' sources are held at once.
+      rendered = await runRenderWork(
+        () =>
+          store.withSource(request.source.file, async (source) => {
+            // The plan was made from the recorded size; the file's own header has the last word.
+            const size = await sourceSize(source, config.maxPixels);
+            const recorded = request.source.file;
+            const plan = size.width === recorded.width && size.height === recorded.height ? request.plan : request.replan(size);
+            const settings = { format: request.format, quality: request.quality, defaultQuality: config.jpegQuality };
+            if (animated && isAnimatedFormat(settings.format)) {
+              return renderAnimation(source, plan, { ...settings, format: settings.format }, { ...size, frames: request.frames });
+            }
+            return render(source, plan, settings, config.maxPixels);
+          }),
+        { borrow }
+      ).catch(gone);
       // A render that outlived its lookup of the image (kept SOURCE_TTL_MS) answers only if the image
       // is still there: deleted meanwhile, its purges may have gone by, and a cache in front would
       // keep this answer for a month. A render within the lookup's second is covered by the purge's

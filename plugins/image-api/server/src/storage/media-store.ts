@@ -25,6 +25,7 @@ import type { ModerationState } from '../config/constants';
 import { transaction } from '../database/transaction';
 import { retryTransient } from '../database/transient-errors';
 import { isDatabaseUnavailable } from '../http/outages';
+import { reusedBuffers } from './reused-buffers';
 
 
 export interface NewImage {
@@ -83,6 +84,13 @@ export interface ProviderFile {
 /** Marks a read of a stored file that is not there (deleted meanwhile). */
 const FILE_MISSING = Symbol('stored file missing');
 export const isFileMissing = (error: unknown) => Boolean((error as Record<symbol, unknown> | null)?.[FILE_MISSING]);
+
+/**
+ * Stored files that renders read into reused buffers (reused-buffers.ts): up to 8 MB (a phone's photo;
+ * larger ones are read by path), four buffers kept (the render slots and a borrower): at most 32 MB.
+ */
+const REUSED_BUFFER_BYTES = 8 * 1024 * 1024;
+const REUSED_BUFFERS_KEPT = 4;
 
 /** Marks an upload whose outcome the debris sweep settles (the database went away while recording it). */
 const LEFT_TO_SWEEP = Symbol('left to the debris sweep');
@@ -206,6 +214,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
+  const buffers = reusedBuffers(REUSED_BUFFER_BYTES, REUSED_BUFFERS_KEPT);
+
   /** Where a stored file is on this machine's disk (the local provider), else null. */
   function localPath(file: { hash: string; ext: string }): string | null {
     return providerName() === 'local' ? path.join(strapi.dirs.static.public, 'uploads', `${file.hash}${file.ext}`) : null;
@@ -231,6 +241,20 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
         throw Object.assign(error as Error, { [FILE_MISSING]: true });
       }
       return local;
+    },
+
+    /**
+     * Runs `work` with what sharp reads a stored file from, for a render: its bytes, in a reused
+     * buffer when it is on this disk (reused-buffers.ts; its path when larger than one), else fetched.
+     * Resolves once `work` has settled, which must leave nothing reading the buffer. Throws
+     * isFileMissing() when the file is not there.
+     */
+    async withSource<T>(file: { hash: string; ext: string; url: string }, work: (input: Buffer | string) => Promise<T>): Promise<T> {
+      const local = localPath(file);
+      if (!local) return work(await read(file));
+      return buffers.withFile(local, work).catch((error) => {
+        throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? Object.assign(error, { [FILE_MISSING]: true }) : error;
+      });
     },
 
     /** Writes one file (not an upload's: a transformation result); the file's `url` is set. */
