@@ -32,7 +32,7 @@ const { floorPipeline } = require('./floor');
 const { loadBareClassifier } = require('./bare-classifier');
 const { expectOk, measure, post, summarize } = require('./http-load');
 const { multipart } = require('../support/http/multipart');
-const { cpuBetween, rssMb, sampleRss, threadCpuMs } = require('../support/servers/process-stats');
+const { cpuBetween, minorFaults, rssMb, sampleRss, threadCpuMs } = require('../support/servers/process-stats');
 const { printReport } = require('./report');
 const { startFixtureServer, startServer } = require('./servers');
 const { perfAvailable, recordPerf, summarizePerf, comparePerf } = require('./perf-profile');
@@ -74,13 +74,15 @@ const quietMoment = () => new Promise((r) => setTimeout(r, 300));
 /** Runs `once` in a closed loop while watching process `pid`: the sample gets its CPU time. */
 async function measureOn(pid, once, concurrency) {
   const before = threadCpuMs(pid);
+  const faultsBefore = minorFaults(pid);
   const clientBefore = process.cpuUsage();
   const sample = await measure(once, concurrency, SECONDS);
   const client = process.cpuUsage(clientBefore);
+  const faults = minorFaults(pid) - faultsBefore;
   // The HTTP client's own CPU (this process) when it loads a server: it shares the cores with it,
   // and the floor, run in this process, has no client to pay for.
   const clientCpuMs = pid === process.pid ? 0 : (client.user + client.system) / 1000;
-  return Object.assign(sample, cpuBetween(before, threadCpuMs(pid)), { clientCpuMs });
+  return Object.assign(sample, cpuBetween(before, threadCpuMs(pid)), { clientCpuMs, faults });
 }
 
 /** The servers, the fixtures and their request bodies, and one runner per mode. */
@@ -178,7 +180,7 @@ function logSample(name, concurrency, mode, round, sample) {
   const perUpload = (ms) => (ms / Math.max(1, sample.count)).toFixed(1);
   log(
     `  ${name} c=${concurrency} ${mode} round ${round + 1}: ${(sample.count / sample.elapsed).toFixed(2)} req/s, ` +
-      `CPU ms/upload ${perUpload(sample.cpu.total)} (main thread ${perUpload(sample.cpu.main)})` +
+      `CPU ms/upload ${perUpload(sample.cpu.total)} (main thread ${perUpload(sample.cpu.main)}), page faults ${perUpload(sample.faults)}` +
       `${sample.clientCpuMs ? `, client ${perUpload(sample.clientCpuMs)}` : ''}${sample.errors ? `, ${sample.errors} errors` : ''}`
   );
   if (opts.threads) log(`      by thread: ${Object.entries(sample.cpuByThread).map(([n, ms]) => `${n} ${perUpload(ms)}`).join(', ')}`);
