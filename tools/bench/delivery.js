@@ -122,8 +122,8 @@ http { access_log off; sendfile on; tcp_nopush on; open_file_cache max=1000; typ
     const urlOf = (options) => new URL(generateImageUrl({ endpoint, url: image.url, options, key: KEY, salt: SALT })).pathname;
 
     // a. A render to 800 px wide JPEG (each request a new result) against the floor. Both walk the same
-    // sizes and qualities, so both do the same work: round r renders at quality 85, 84, 86, 83, ... and
-    // widths 800, 799, 801, 798, ... (a size no earlier round of ours rendered at that quality). Widths
+    // sizes and qualities, so both do the same work: round r renders at quality 85, 86, 84, 87, ... and
+    // widths 800, 801, 799, 802, ... (a size no earlier round of ours rendered at that quality). Widths
     // that only grew (800, 801, ...) once gave ours up to twice the floor's output pixels by the last round.
     const around = (centre, i) => centre + (i % 2 ? (i + 1) / 2 : -i / 2);
     let round = 0;

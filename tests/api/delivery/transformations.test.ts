@@ -586,9 +586,9 @@ describe('kept results', () => {
     expect(await app.strapi.db.connection('image_api_pending_uploads').where('name', 'like', 'rendition:%')).toHaveLength(0);
   });
 
-  test('a source read into memory (up to 8 MB) and one read by its path render the same; a source file gone from disk: 404, no-store', async () => {
+  test('sources read into memory (up to 8 MB, renders at once) and one read by its path render as sharp does; a source file gone from disk: 404, no-store', async () => {
     // Renders read a stored file into a reused 8 MiB buffer, a larger one by its path (storage/reused-buffers.ts).
-    const bytes = { small: await noise(400, 300), large: await noise(1800, 1650) };
+    const bytes = { small: await noise(400, 300), other: await noise(300, 400), large: await noise(1800, 1650) };
     const sources: Record<string, { url: string; file: string }> = {};
     for (const [size, sent] of Object.entries(bytes)) {
       const res = await app.upload(app.key, sent, { filename: `${size}.png` });
@@ -597,23 +597,25 @@ describe('kept results', () => {
       // Stored as sent (a PNG without metadata): the file is the bytes above.
       expect(fs.statSync(sources[size].file).size).toBe(sent.length);
     }
-    expect(bytes.small.length).toBeLessThan(8 * 1024 * 1024);
+    expect(Math.max(bytes.small.length, bytes.other.length)).toBeLessThan(8 * 1024 * 1024);
     expect(bytes.large.length).toBeGreaterThan(8 * 1024 * 1024);
-    for (const [size, { url }] of Object.entries(sources)) {
-      const res = await app.http.get(signed(url, { width: 120, format: 'png' }));
+    /** The same pixels as sharp's own resize of the bytes sent, whichever way the file was read. */
+    const rendersAsSharp = async (size: keyof typeof bytes, width: number) => {
+      const res = await app.http.get(signed(sources[size].url, { width, format: 'png' }));
       expect(res.status).toBe(200);
-      // The same pixels as sharp's own resize of the bytes sent, whichever way the file was read.
-      const sent = bytes[size as keyof typeof bytes];
-      const { width = 0, height = 0 } = await sharp(sent).metadata();
-      const expected = await sharp(sent).resize(120, Math.round((height * 120) / width), { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+      const { width: sentWidth = 0, height: sentHeight = 0 } = await sharp(bytes[size]).metadata();
+      const expected = await sharp(bytes[size]).resize(width, Math.round((sentHeight * width) / sentWidth), { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
       const got = await sharp(res.body).raw().toBuffer({ resolveWithObject: true });
       expect([got.info.width, got.info.height, got.info.channels]).toEqual([expected.info.width, expected.info.height, expected.info.channels]);
       expect(Buffer.compare(got.data, expected.data)).toBe(0);
-    }
+    };
+    await rendersAsSharp('large', 120);
+    // Two sources rendered at once, twice over (4 renders: this address's limit): each its own pixels.
+    await Promise.all([120, 121].flatMap((width) => [rendersAsSharp('small', width), rendersAsSharp('other', width)]));
     await kept();
-    for (const { url, file } of Object.values(sources)) {
+    for (const { url, file } of [sources.small, sources.large]) {
       fs.rmSync(file);
-      const res = await app.http.get(signed(url, { width: 121, format: 'png' }));
+      const res = await app.http.get(signed(url, { width: 122, format: 'png' }));
       expect([res.status, res.headers['cache-control']]).toEqual([404, 'no-store']);
     }
   });

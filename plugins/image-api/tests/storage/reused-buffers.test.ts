@@ -87,6 +87,29 @@ test('works at once get buffers of their own; at most `kept` of them stay for la
   expect(second.filter((memory) => first.includes(memory))).toHaveLength(2);
 });
 
+test('a buffer is not given to another file until the work on it has settled', async () => {
+  const buffers = reusedBuffers(64, 1);
+  const first = file('held-a.bin', Buffer.alloc(16, 0xaa));
+  const second = file('held-b.bin', Buffer.alloc(16, 0xbb));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let firstInput: Buffer | null = null;
+  // The first work holds its input, as a render holds its source while libvips decodes it.
+  const firstWork = buffers.withFile(first, async (input) => {
+    firstInput = input as Buffer;
+    await held;
+    return [...(input as Buffer)];
+  });
+  while (!firstInput) await new Promise((resolve) => setImmediate(resolve));
+  // A second file read meanwhile goes into other memory, and leaves the first one's bytes alone.
+  await buffers.withFile(second, async (input) => {
+    expect(memoryOf(input)).not.toBe(memoryOf(firstInput!));
+    expect([...(input as Buffer)]).toEqual(Array(16).fill(0xbb));
+  });
+  release();
+  expect(await firstWork).toEqual(Array(16).fill(0xaa));
+});
+
 test('a work that fails still gives its buffer back', async () => {
   const buffers = reusedBuffers(64, 1);
   const at = file('fails.bin', Buffer.from('abc'));

@@ -227,7 +227,9 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       // wants it (images/image-work.ts): an upload then waits for that one render at most.
       const animated = request.frames > 1 && isAnimatedFormat(request.format);
       const borrow = !animated && request.source.file.width * request.source.file.height <= BORROW_MAX_PIXELS;
-      // The source's bytes are read inside the slot: at most the slots' sources are held at once.
+      // The source's bytes are read inside the slot: at most the slots' sources are held at once. They
+      // sit in a buffer the next render reuses once this work settles: every sharp call in it is
+      // awaited, and nothing here may race it or stop waiting for it (a timeout) while libvips reads.
       rendered = await runRenderWork(
         () =>
           store.withSource(request.source.file, async (source) => {

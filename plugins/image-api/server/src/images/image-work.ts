@@ -127,6 +127,11 @@ const limits = (): ImageWorkLimits => {
   return processLimits;
 };
 
+/** How many pieces of image work run at once in this process (configureImageWork): the renders running at once are never more. */
+export function imageWorkSlots(): number {
+  return limits().slots;
+}
+
 /** Runs `work` when the process's image work allows (configureImageWork). */
 export function runImageWork<T>(work: () => Promise<T>): Promise<T> {
   return limits().any(work);

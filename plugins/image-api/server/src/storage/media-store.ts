@@ -25,7 +25,8 @@ import type { ModerationState } from '../config/constants';
 import { transaction } from '../database/transaction';
 import { retryTransient } from '../database/transient-errors';
 import { isDatabaseUnavailable } from '../http/outages';
-import { reusedBuffers } from './reused-buffers';
+import { reusedBuffers, type ReusedBuffers } from './reused-buffers';
+import { imageWorkSlots } from '../images/image-work';
 
 
 export interface NewImage {
@@ -87,10 +88,10 @@ export const isFileMissing = (error: unknown) => Boolean((error as Record<symbol
 
 /**
  * Stored files that renders read into reused buffers (reused-buffers.ts): up to 8 MB (a phone's photo;
- * larger ones are read by path), four buffers kept (the render slots and a borrower): at most 32 MB.
+ * larger ones are read by path). As many are kept as renders can run at once (the image-work slots:
+ * renders run inside one, images/image-work.ts): on 2 cores, 2 buffers, 16 MB once filled.
  */
 const REUSED_BUFFER_BYTES = 8 * 1024 * 1024;
-const REUSED_BUFFERS_KEPT = 4;
 
 /** Marks an upload whose outcome the debris sweep settles (the database went away while recording it). */
 const LEFT_TO_SWEEP = Symbol('left to the debris sweep');
@@ -214,7 +215,8 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     }
   }
 
-  const buffers = reusedBuffers(REUSED_BUFFER_BYTES, REUSED_BUFFERS_KEPT);
+  // Made at the first render: the image-work slots are set when the plugin registers.
+  let buffers: ReusedBuffers | null = null;
 
   /** Where a stored file is on this machine's disk (the local provider), else null. */
   function localPath(file: { hash: string; ext: string }): string | null {
@@ -252,6 +254,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     async withSource<T>(file: { hash: string; ext: string; url: string }, work: (input: Buffer | string) => Promise<T>): Promise<T> {
       const local = localPath(file);
       if (!local) return work(await read(file));
+      buffers ??= reusedBuffers(REUSED_BUFFER_BYTES, imageWorkSlots());
       return buffers.withFile(local, work).catch((error) => {
         throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? Object.assign(error, { [FILE_MISSING]: true }) : error;
       });
