@@ -86,6 +86,10 @@ export interface ProviderFile {
 const FILE_MISSING = Symbol('stored file missing');
 export const isFileMissing = (error: unknown) => Boolean((error as Record<symbol, unknown> | null)?.[FILE_MISSING]);
 
+/** A local read's error, marked isFileMissing() when the file is not there (ENOENT). */
+const missingIfAbsent = (error: unknown) =>
+  (error as NodeJS.ErrnoException | null)?.code === 'ENOENT' ? Object.assign(error as Error, { [FILE_MISSING]: true }) : error;
+
 /**
  * Stored files that renders read into reused buffers (reused-buffers.ts): up to 8 MB (a phone's photo;
  * larger ones are read by path). As many are kept as renders can run at once (the image-work slots:
@@ -174,7 +178,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const local = localPath(file);
     if (local) {
       return fsp.readFile(local).catch((error) => {
-        throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? Object.assign(error, { [FILE_MISSING]: true }) : error;
+        throw missingIfAbsent(error);
       });
     }
     const response = await fetch(absolute(file.url), { signal: AbortSignal.timeout(getConfig(strapi).fetchTimeoutMs) });
@@ -195,7 +199,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
     const local = localPath(file);
     if (local) {
       const handle = await fsp.open(local, 'r').catch((error) => {
-        throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? Object.assign(error, { [FILE_MISSING]: true }) : error;
+        throw missingIfAbsent(error);
       });
       return handle.createReadStream(range ?? {});
     }
@@ -256,7 +260,7 @@ export default ({ strapi }: { strapi: Core.Strapi }) => {
       if (!local) return work(await read(file));
       buffers ??= reusedBuffers(REUSED_BUFFER_BYTES, imageWorkSlots());
       return buffers.withFile(local, work).catch((error) => {
-        throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? Object.assign(error, { [FILE_MISSING]: true }) : error;
+        throw missingIfAbsent(error);
       });
     },
 
