@@ -34,7 +34,7 @@ const withApp = {
   ...shared,
   globalSetup: '<rootDir>/tests/helpers/global-setup.js',
   setupFilesAfterEnv: [TIMEOUT, '<rootDir>/tests/helpers/openapi-setup.ts'],
-  globalTeardown: '<rootDir>/tests/helpers/openapi-report.js',
+  globalTeardown: '<rootDir>/tests/helpers/global-teardown.js',
 };
 
 module.exports = {

@@ -1,6 +1,7 @@
 /**
  * Boots the real Strapi app in-process (compiled by global-setup, apart from dist/) on a scratch database with its
- * own public folder, and tears everything down afterwards.
+ * own public folder, and tears everything down afterwards. The database is a copy of one the app has
+ * booted on once (tools/support/app/booted-template.js): the schema and the first boot's rows are in place.
  */
 import fs from 'fs';
 import os from 'os';
@@ -8,7 +9,8 @@ import path from 'path';
 import request from 'supertest';
 import type { Core } from '@strapi/strapi';
 import { checkAnswers } from './openapi-check';
-import { createScratchDb, type ScratchDb } from '../../tools/support/app/scratch-db';
+import { createScratchDb, testDb, type ScratchDb } from '../../tools/support/app/scratch-db';
+import { bootedTemplate } from '../../tools/support/app/booted-template';
 import { appDistDir } from '../../tools/support/app/paths';
 
 export const APP_DIR = path.join(__dirname, '..', '..');
@@ -63,7 +65,8 @@ function holdLogs(strapi: Core.Strapi): void {
 }
 
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const db = await createScratchDb();
+  // A copy of the database the run's app booted on once (tests/helpers/global-setup.js), when it made one.
+  const db = await createScratchDb(testDb(), { from: bootedTemplate() });
   const publicDir = fs.mkdtempSync(path.join(os.tmpdir(), 'imgapi-public-'));
   const uploadsDir = path.join(publicDir, 'uploads');
   fs.mkdirSync(uploadsDir);

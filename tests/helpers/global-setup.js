@@ -7,6 +7,8 @@ const { execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { APP_DIR, TEST_DIST_DIR } = require('../../tools/support/app/paths');
+const { makeBootedTemplate } = require('../../tools/support/app/booted-template');
+const { testDb } = require('../../tools/support/app/scratch-db');
 
 module.exports = async (_globalConfig, projectConfig) => {
   // The OpenAPI check's tally is per run (tests/helpers/openapi-setup.ts).
@@ -24,4 +26,7 @@ module.exports = async (_globalConfig, projectConfig) => {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', APP_DIR, '--outDir', TEST_DIST_DIR], { cwd: APP_DIR, stdio: 'inherit' });
   // Test files and the processes they start (tools/support/app/app-main.js, scripts/apikey.js) boot from it.
   process.env.TEST_APP_DIST = TEST_DIST_DIR;
+  // The API suite's files boot on copies of a database the app has booted on once
+  // (tools/support/app/booted-template.js); global-teardown.js drops it.
+  if (project === 'api') globalThis.__bootedTemplate = await makeBootedTemplate(testDb(), { NODE_ENV: 'test', LOG_LEVEL: 'warn' });
 };
