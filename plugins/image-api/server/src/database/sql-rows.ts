@@ -47,6 +47,10 @@ interface Model {
 }
 
 const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
+const DOCUMENT_ID_LENGTH = 24;
+/** Random bytes drawn 256 ids at a time (one draw each costs more than the id). */
+const randomPool = Buffer.alloc(DOCUMENT_ID_LENGTH * 256);
+let randomUsed = randomPool.length;
 
 /**
  * A new document id, shaped as the ones Strapi's own default makes (cuid2: 24 characters, a letter
@@ -56,9 +60,14 @@ const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz';
  * costs none of the uniqueness an id needs).
  */
 export function newDocumentId(): string {
-  const bytes = crypto.randomBytes(24);
-  let id = BASE36[10 + (bytes[0] % 26)];
-  for (let i = 1; i < 24; i++) id += BASE36[bytes[i] % 36];
+  if (randomUsed + DOCUMENT_ID_LENGTH > randomPool.length) {
+    crypto.randomFillSync(randomPool);
+    randomUsed = 0;
+  }
+  const start = randomUsed;
+  randomUsed += DOCUMENT_ID_LENGTH;
+  let id = BASE36[10 + (randomPool[start] % 26)];
+  for (let i = start + 1; i < randomUsed; i++) id += BASE36[randomPool[i] % 36];
   return id;
 }
 
