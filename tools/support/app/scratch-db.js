@@ -65,9 +65,9 @@ async function mysqlCopyStatements(template) {
  * @returns {Promise<Template>}
  */
 async function templateOf(db) {
-  if (db.client === 'sqlite') return { client: 'sqlite', file: db.env.DATABASE_FILENAME };
-  if (db.client === 'postgres') return { client: 'postgres', name: db.env.DATABASE_NAME };
-  return { client: 'mysql', name: db.env.DATABASE_NAME, statements: await mysqlCopyStatements(db.env.DATABASE_NAME) };
+  if (db.client === 'sqlite') return { client: 'sqlite', file: db.name };
+  if (db.client === 'postgres') return { client: 'postgres', name: db.name };
+  return { client: 'mysql', name: db.name, statements: await mysqlCopyStatements(db.name) };
 }
 
 /**

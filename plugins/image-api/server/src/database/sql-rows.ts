@@ -55,7 +55,7 @@ let randomUsed = randomPool.length;
 /**
  * A new document id, shaped as the ones Strapi's own default makes (cuid2: 24 characters, a letter
  * then letters and digits), from the system's random source. cuid2 hashes each one with SHA-3 in
- * JavaScript, about 70 µs on the thread every request shares: a 150,000-line blocklist import spent
+ * JavaScript, 30 to 70 µs on the thread every request shares: a 150,000-line blocklist import spent
  * half its time there. About 123 random bits (a byte's slight lean towards the first few characters
  * costs none of the uniqueness an id needs).
  */
