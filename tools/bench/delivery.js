@@ -155,7 +155,12 @@ http { access_log off; sendfile on; tcp_nopush on; open_file_cache max=1000; typ
       const profiled = async (pid, run) => {
         const recording = recordPerf(pid);
         const sample = await run();
-        return summarizePerf(await recording.stop(), sample.count);
+        const file = await recording.stop();
+        try {
+          return summarizePerf(file, sample.count);
+        } finally {
+          fs.rmSync(path.dirname(file), { recursive: true, force: true });
+        }
       };
       const floorPerf = await profiled(process.pid, floorRender);
       const oursPerf = await profiled(server.pid, oursRender);

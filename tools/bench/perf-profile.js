@@ -20,10 +20,18 @@ function perfAvailable() {
   }
 }
 
-/** Starts sampling `pid` (every thread); stop() ends it and resolves with the data file. */
-function recordPerf(pid, frequency = 999) {
+/** perf's sampling rate: every sample stands for 1/PERF_HZ s of CPU. */
+const PERF_HZ = 999;
+
+/**
+ * Starts sampling `pid` (every thread); stop() ends it and resolves with the data file. `callGraph`
+ * records each sample's stack too (frame pointers: V8's JavaScript frames keep them), for
+ * javaScriptByConcern.
+ */
+function recordPerf(pid, { frequency = PERF_HZ, callGraph = false } = {}) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'perf-')), 'perf.data');
-  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', String(frequency), '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  const args = ['record', '-q', ...(callGraph ? ['-g'] : []), '-e', 'cpu-clock', '-F', String(frequency), '-p', String(pid), '-o', file];
+  const perf = spawn('perf', args, { stdio: 'ignore' });
   const ended = new Promise((resolve) => perf.on('exit', resolve));
   return {
     async stop() {
@@ -131,4 +139,110 @@ function comparePerf(label, a, b) {
   return lines;
 }
 
-module.exports = { perfAvailable, recordPerf, summarizePerf, comparePerf };
+/**
+ * The concerns of an upload's JavaScript thread, first match wins, tried from a sample's innermost
+ * frame outwards: a sample in knex called from the placeholder's code would be the database's.
+ */
+const JS_CONCERNS = [
+  ['garbage collection', /Scavenger|Sweeper|MarkCompact|IncrementalMarking|MinorMarkSweep|Heap::CollectGarbage|Heap::PerformGarbageCollection/],
+  ['placeholder (shrink, ThumbHash, dominant colour)', /placeholderOf|shrinkToRgba|thumbhash|dominantColour/],
+  ['events (media.create, image-api.image.upload)', /media-events|event-hub|webhook/],
+  ['database (knex, Strapi, SQLite)', /knex|@strapi\/database|better.sqlite|sqlite3|upload-records|sql-rows|journal\.js|usage-tally|quotas|transaction\.js/],
+  ['sharp calls (probe, decode, encodes)', /sharp|libvips|image-probe/],
+  ['hashing (MD5, SHA-256)', /md5|sha256|sha512|Hash::|createHash|digest/],
+  ['request body (multipart, base64)', /busboy|upload-body|multipart|buffer-pool|Dicer|sbmh|form-base64/],
+  ['answer (JSON, headers)', /protocol\/answers|image-json|imgbb-json|JsonStringifier|respond koa/],
+  ['parameters (joi)', /request-params|joi/],
+  ['the store (provider writes, the stored description)', /provider-upload-local|media-store\.js|node:fs|uv_fs/],
+  ['Koa, Strapi and plugin middlewares', /koa|@strapi\/core|helmet|cors|session|log-redaction|field-protection|health-endpoint|metrics-endpoint|image-delivery|image-fast-path|http-entries|favicon|powered-by/],
+  ['HTTP and sockets (node)', /node:_http|node:net|stream_base|internal\/streams|tcp_wrap|StreamBase|LibuvStream/],
+];
+
+/**
+ * V8's perf map (`--perf-basic-prof`: /tmp/perf-<pid>.map) lists every piece of code it made, and
+ * code space is reused: an address may be listed for a function collected long ago and again for
+ * the one there now. perf names a sample by the first listing, so the map is rewritten with only
+ * the latest listing of each address range.
+ */
+function latestPerfMap(pid) {
+  const file = `/tmp/perf-${pid}.map`;
+  if (!fs.existsSync(file)) return false;
+  const entries = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line, order) => {
+      const [start, size, ...name] = line.split(' ');
+      return { start: parseInt(start, 16), size: parseInt(size, 16), name: name.join(' '), order, line };
+    });
+  const PAGE = 65536;
+  const byPage = new Map();
+  const kept = [];
+  for (const entry of entries.reverse()) {
+    const pages = [];
+    for (let page = Math.floor(entry.start / PAGE); page <= Math.floor((entry.start + entry.size - 1) / PAGE); page++) pages.push(page);
+    const overlaps = pages.some((page) => (byPage.get(page) ?? []).some((k) => entry.start < k.start + k.size && k.start < entry.start + entry.size));
+    if (overlaps) continue;
+    kept.push(entry);
+    for (const page of pages) byPage.set(page, [...(byPage.get(page) ?? []), entry]);
+  }
+  kept.sort((a, b) => a.order - b.order);
+  const fresh = `${file}.latest`;
+  fs.writeFileSync(fresh, kept.map((entry) => entry.line).join('\n') + '\n');
+  // The server still appends to the file it opened; perf reads the name.
+  fs.renameSync(fresh, file);
+  return true;
+}
+
+/**
+ * ms of CPU per unit of the JavaScript thread (the process's main thread) of a perf.data recorded
+ * with `callGraph` from a server started with `--perf-basic-prof`, by concern (JS_CONCERNS). Samples
+ * no concern claims are listed by their innermost frame when they come to 0.05 ms a unit or more.
+ */
+function javaScriptByConcern(file, pid, units) {
+  if (!latestPerfMap(pid)) return null;
+  const text = execFileSync('perf', ['script', '-i', file, '--tid', String(pid), '-F', 'ip,sym'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const stacks = [];
+  let stack = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') {
+      if (stack.length) stacks.push(stack);
+      stack = [];
+      continue;
+    }
+    const frame = /^\s*[0-9a-f]+\s+(.*)$/.exec(line);
+    if (frame) stack.push(frame[1].replace(/\s*\([^)]*\)$/, ''));
+  }
+  if (stack.length) stacks.push(stack);
+  const counts = new Map();
+  for (const frames of stacks) {
+    let concern = null;
+    for (const frame of frames) {
+      concern = JS_CONCERNS.find(([, pattern]) => pattern.test(frame))?.[0] ?? null;
+      if (concern) break;
+    }
+    const key = concern ?? `other: ${(frames[0] ?? '?').replace(/^JS:[*~^+]?/, '').slice(0, 60)}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const msPerSample = 1000 / PERF_HZ;
+  const rows = [];
+  let rest = 0;
+  for (const [key, n] of [...counts].sort((a, b) => b[1] - a[1])) {
+    const ms = (n * msPerSample) / units;
+    if (key.startsWith('other: ') && ms < 0.05) rest += ms;
+    else rows.push({ key, ms });
+  }
+  rows.push({ key: 'other (each under 0.05 ms)', ms: rest });
+  return { ms: (stacks.length * msPerSample) / units, rows };
+}
+
+/** Markdown lines of javaScriptByConcern's result. */
+function concernLines(label, result) {
+  return [`| ${label} | ms |`, '| --- | ---: |', `| **the JavaScript thread** | ${result.ms.toFixed(2)} |`, ...result.rows.map(({ key, ms }) => `| ${key.replace(/\|/g, '\\|')} | ${ms.toFixed(2)} |`)];
+}
+
+module.exports = { perfAvailable, recordPerf, summarizePerf, comparePerf, javaScriptByConcern, concernLines };

@@ -3,7 +3,7 @@
  * Upload throughput against the image-processing floor.
  *
  *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8]
- *                    [--skip stock,sources,50mp,rss] [--profile] [--perf] [--threads] [--node-flags="--trace-gc"] [--server-log F]
+ *                    [--skip stock,sources,50mp,rss] [--profile] [--perf] [--perf-js] [--threads] [--node-flags="--trace-gc"] [--server-log F]
  *   npm run bench -- --print report.json      (the tables of an earlier --json run)
  *
  * Starts the production app (server.js) twice, each server on a scratch SQLite database with rate
@@ -35,7 +35,7 @@ const { multipart } = require('../support/http/multipart');
 const { cpuBetween, minorFaults, rssMb, sampleRss, threadCpuMs } = require('../support/servers/process-stats');
 const { printReport } = require('./report');
 const { startFixtureServer, startServer } = require('./servers');
-const { perfAvailable, recordPerf, summarizePerf, comparePerf } = require('./perf-profile');
+const { perfAvailable, recordPerf, summarizePerf, comparePerf, javaScriptByConcern, concernLines } = require('./perf-profile');
 
 const { APP_DIR: ROOT } = require('../support/app/paths');
 
@@ -50,6 +50,9 @@ const { values: opts } = parseArgs({
     profile: { type: 'boolean', default: false },
     // One more round of floor and ours per cell under Linux perf (perf-profile.js): where the CPU goes, native threads too.
     perf: { type: 'boolean', default: false },
+    // With --perf: ours' JavaScript thread by concern (perf-profile.js, javaScriptByConcern); the
+    // server runs with --perf-basic-prof, which writes /tmp/perf-<pid>.map as it compiles.
+    'perf-js': { type: 'boolean', default: false },
     // Skip parts: e.g. --skip stock,sources,50mp while profiling.
     skip: { type: 'string', default: '' },
     // Diagnostics: CPU per upload by thread group; Node flags for the server (e.g. "--trace-gc");
@@ -102,6 +105,7 @@ async function setUp() {
   const diagnostics = {
     nodeFlags: [
       ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(__dirname, 'out', 'profile')}`] : []),
+      ...(opts['perf-js'] ? ['--perf-basic-prof'] : []),
       ...(opts['node-flags'] ? opts['node-flags'].split(' ').filter(Boolean) : []),
     ],
     serverLog: opts['server-log'] ?? null,
@@ -201,15 +205,24 @@ async function measureCell({ runners, pids }, name, concurrency) {
   }
   const none = [{ count: 0, elapsed: 1, latencies: [], errors: 0 }];
   const row = { fixture: name, concurrency, floor: summarize(samples.floor), ours: summarize(samples.ours), stock: summarize(samples.stock.length ? samples.stock : none) };
-  if (opts.perf && perfAvailable()) {
+  if ((opts.perf || opts['perf-js']) && perfAvailable()) {
+    let javaScript = null;
     const profiled = async (mode) => {
       await quietMoment();
-      const recording = recordPerf(pids[mode]);
+      const callGraph = opts['perf-js'] && mode === 'ours';
+      const recording = recordPerf(pids[mode], { callGraph });
       const sample = await measure(runners[mode](name), concurrency, SECONDS);
-      return summarizePerf(await recording.stop(), sample.count);
+      const file = await recording.stop();
+      try {
+        if (callGraph) javaScript = javaScriptByConcern(file, pids[mode], sample.count);
+        return summarizePerf(file, sample.count);
+      } finally {
+        fs.rmSync(path.dirname(file), { recursive: true, force: true });
+      }
     };
     const floorPerf = await profiled('floor');
     row.perf = comparePerf(`${name} c=${concurrency}: where an upload's CPU goes`, floorPerf, await profiled('ours'));
+    if (javaScript) row.perf.push('', ...concernLines(`${name} c=${concurrency}: ours' JavaScript thread by concern`, javaScript));
   }
   return { ...row, oursOverFloor: row.ours.rps / row.floor.rps, oursOverStock: row.ours.rps / row.stock.rps };
 }
