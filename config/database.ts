@@ -1,6 +1,6 @@
 import path from 'path';
 
-import { keepCompiledStatements } from './sqlite/statement-cache';
+import { sqlitePool } from 'strapi-plugin-image-api/sqlite';
 
 type Client = 'sqlite' | 'postgres' | 'mysql';
 
@@ -31,19 +31,9 @@ export default ({ env }) => {
         filename: path.resolve(__dirname, '..', '..', env('DATABASE_FILENAME', '.tmp/data.db')),
       },
       useNullAsDefault: true,
-      pool: {
-        // WAL: readers never wait for writers, and a commit costs no fsync (synchronous=NORMAL keeps
-        // the database consistent after a crash; the last commits may be lost on power failure).
-        // busy_timeout: the CLI and a second process can share the file with the server. Compiled
-        // statements are kept for the next query of the same text (./sqlite/statement-cache.ts).
-        afterCreate(conn: { pragma(sql: string): unknown; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
-          conn.pragma('journal_mode = WAL');
-          conn.pragma('synchronous = NORMAL');
-          conn.pragma('busy_timeout = 5000');
-          keepCompiledStatements(conn);
-          done(null, conn);
-        },
-      },
+      // WAL, no fsync per commit, a busy timeout, compiled statements kept: the plugin's settings for
+      // an app's SQLite connection (plugins/image-api/server/src/database/sqlite-connection.ts).
+      pool: sqlitePool(),
     },
     postgres: {
       connection: {

@@ -95,6 +95,15 @@ beforeAll(async () => {
   expect(middlewares).toContain("  'strapi::cors',\n");
   fs.writeFileSync(middlewaresFile, middlewares.replace("'strapi::cors',", cors));
 
+  // The guide's SQLite settings: its import atop config/database.ts, its pool in the sqlite entry.
+  const sqliteImport = block('ts').find((line) => line.startsWith('import { sqlitePool }'))!;
+  const sqlitePoolLine = block('ts').find((line) => line.startsWith('pool: sqlitePool()'))!;
+  const databaseFile = path.join(APP, 'config', 'database.ts');
+  const database = fs.readFileSync(databaseFile, 'utf8');
+  const sqliteEntryEnd = '      useNullAsDefault: true,\n    },\n  };';
+  expect(database).toContain(sqliteEntryEnd);
+  fs.writeFileSync(databaseFile, `${sqliteImport}\n${database.replace(sqliteEntryEnd, sqliteEntryEnd.replace('true,\n', `true,\n      ${sqlitePoolLine}\n`))}`);
+
   // 3. The guide's .env lines, with this test's values.
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
@@ -183,6 +192,19 @@ test('an upload with that key is stored in the app: original and both variants o
   expect((await request(url).get(`/img/_${rest}`)).status).toBe(403);
   const signed = await request(url).get(signedPath(TRANSFORM_KEY, TRANSFORM_SALT, rest));
   expect([signed.status, signed.headers['content-type']]).toEqual([200, 'image/png']);
+});
+
+test("the app's SQLite database runs in WAL mode, as the guide's pool settings make it", () => {
+  // better-sqlite3 from the app's own dependencies, read-only beside the running server.
+  const Database = require(require.resolve('better-sqlite3', { paths: [APP] })) as new (file: string, options: { readonly: boolean }) => { pragma(sql: string, options: { simple: boolean }): unknown; close(): void };
+  const file = path.join(APP, '.tmp', 'data.db');
+  const db = new Database(file, { readonly: true });
+  try {
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+  } finally {
+    db.close();
+  }
+  expect(fs.existsSync(`${file}-wal`)).toBe(true);
 });
 
 test('the admin panel: the Image API page is built in, the Content Manager views and the usage routes answer', async () => {

@@ -1,0 +1,1 @@
+export * from './dist/server/src/database/sqlite-connection';
