@@ -171,8 +171,9 @@ async function holdLogs(work) {
 async function withKeys({ appDir, distDir }, work) {
   process.env.LOG_LEVEL = process.env.LOG_LEVEL || 'error';
   // One command, then exit: the plugin starts none of a serving instance's background work (its
-  // sweeps, backfills, the classifier's model: server/src/bootstrap.ts).
-  process.env.IMAGE_API_ONE_COMMAND = '1';
+  // sweeps, backfills, the classifier's model: server/src/bootstrap.ts). Marked on this process, not
+  // in its environment, which a server could inherit (server/src/operations/one-command.ts).
+  require('../dist/server/src/operations/one-command').markOneCommand();
   const { createStrapi } = require(require.resolve('@strapi/strapi', { paths: [appDir] }));
   const strapi = await createStrapi({ appDir, distDir }).load();
   try {

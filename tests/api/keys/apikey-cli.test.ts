@@ -197,7 +197,7 @@ describe('with the server running', () => {
   });
 });
 
-test('with no server running, on a fresh database; the command starts none of a server\'s background work', async () => {
+test('with no server running, on a fresh database; the command starts none of a server\'s background work, a server always does', async () => {
   const db = await createScratchDb();
   // A request folder a crash left two hours ago: a serving instance's boot sweep removes it.
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'apikey-cli-tmp-'));
@@ -214,8 +214,10 @@ test('with no server running, on a fresh database; the command starts none of a 
     expect(JSON.parse(listed.stdout).map((k: any) => k.name)).toEqual(['offline']);
     // Neither command swept (server/src/bootstrap.ts: nor did it start the classifier, the purges, the backfills).
     expect(fs.existsSync(debris)).toBe(true);
-    // The same database and folder under a server: the boot sweep takes the folder.
-    const server = await startApp({ ...db.env, IMAGE_API_TMP_DIR: tmp });
+    // The same database and folder under a server: the boot sweep takes the folder, even with the
+    // environment variable that once marked the CLI's process (an environment is inherited and
+    // copied: a server that read it there ran no sweeps at all).
+    const server = await startApp({ ...db.env, IMAGE_API_TMP_DIR: tmp, IMAGE_API_ONE_COMMAND: '1' });
     await server.stop();
     expect(fs.existsSync(debris)).toBe(false);
   } finally {

@@ -1,6 +1,7 @@
 import type { Core } from '@strapi/strapi';
 import { getConfig, getService } from './get-service';
 import { registerPermissions } from './admin/admin-permissions';
+import { isOneCommand } from './operations/one-command';
 
 export default async ({ strapi }: { strapi: Core.Strapi }) => {
   try {
@@ -10,9 +11,6 @@ export default async ({ strapi }: { strapi: Core.Strapi }) => {
     await getService(strapi, 'boot-lock').release();
   }
 };
-
-/** Set to 1 by the key CLI (bin/keys.js) in its own process before it boots the app. */
-const ONE_COMMAND = 'IMAGE_API_ONE_COMMAND';
 
 /** What a serving instance does beside its requests, each stopped by destroy.ts. */
 async function startBackgroundWork(strapi: Core.Strapi): Promise<void> {
@@ -51,7 +49,7 @@ async function setUp(strapi: Core.Strapi) {
   if (bootstrapKey) await getService(strapi, 'api-keys').ensureBootstrapKey(bootstrapKey);
   // The key CLI (bin/keys.js) boots the app to run one command and exit: the sweeps, the backfills
   // and the classifier are the serving instances' work, not a process that lives a few seconds.
-  if (process.env[ONE_COMMAND] !== '1') await startBackgroundWork(strapi);
+  if (!isOneCommand()) await startBackgroundWork(strapi);
   if (strapi.config.get('environment') === 'development') {
     // What a newcomer running `npm run develop` needs next: where the API and its docs are, and how to get a key.
     const base = getService(strapi, 'public-url').base();
