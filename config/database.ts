@@ -31,7 +31,7 @@ export default ({ env }) => {
         filename: path.resolve(__dirname, '..', '..', env('DATABASE_FILENAME', '.tmp/data.db')),
       },
       useNullAsDefault: true,
-      // WAL, no fsync per commit, a busy timeout, compiled statements kept: the plugin's settings for
+      // WAL, no fsync per commit, compiled statements kept: the plugin's settings for
       // an app's SQLite connection (plugins/image-api/server/src/database/sqlite-connection.ts).
       pool: sqlitePool(),
     },

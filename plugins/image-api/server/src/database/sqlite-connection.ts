@@ -1,5 +1,5 @@
 /**
- * Settings for an app's SQLite connection (docs/adding-the-plugin.md, "SQLite"; the package exports
+ * Settings for an app's SQLite connection (docs/adding-the-plugin.md, step 2; the package exports
  * them as `strapi-plugin-image-api/sqlite`, for the app's `config/database.ts`). better-sqlite3 runs
  * every statement on the JavaScript thread that all requests share, so what a statement waits for,
  * every request waits for:
@@ -10,13 +10,16 @@
  *   failure). Under Strapi's defaults (a rollback journal, `synchronous = FULL`) each upload's two
  *   commits wait for the disk on that thread: 0.64 of the bare pipeline against about 0.75 for a
  *   1.7 MP JPEG in the upload benchmark (docs/performance.md, "SQLite for an app").
- * - `busy_timeout`: the key CLI and a second process can share the file with the server.
  * - Compiled statements kept (keepCompiledStatements).
+ *
+ * A lock held by another process (the key CLI beside the server) is waited for up to 5 s: that is
+ * better-sqlite3's own default (its `timeout` option), which knex leaves as it is.
  */
 
 interface Connection {
   prepare(sql: string): unknown;
   pragma(sql: string): unknown;
+  close?(): unknown;
 }
 
 /** How many statements a connection keeps (least recently used dropped first). */
@@ -51,14 +54,13 @@ export function keepCompiledStatements(conn: Pick<Connection, 'prepare'>, size =
 export function tuneSqliteConnection(conn: Connection): void {
   conn.pragma('journal_mode = WAL');
   conn.pragma('synchronous = NORMAL');
-  conn.pragma('busy_timeout = 5000');
   keepCompiledStatements(conn);
 }
 
 /**
  * The `pool` of an SQLite connection in `config/database.ts`: each connection the pool makes is
- * tuned (tuneSqliteConnection) before its first statement; one that cannot be is handed back with
- * the error, and the pool does not use it. Typed as Strapi types a pool's `afterCreate`, so it fits
+ * tuned (tuneSqliteConnection) before its first statement; one that cannot be is closed (knex
+ * would not: its file stayed open) and handed back with the error, and the pool does not use it. Typed as Strapi types a pool's `afterCreate`, so it fits
  * an app's strictly typed config.
  */
 export function sqlitePool(): { afterCreate: (conn: unknown, done: (error?: Error, conn?: unknown) => void) => void } {
@@ -67,6 +69,11 @@ export function sqlitePool(): { afterCreate: (conn: unknown, done: (error?: Erro
       try {
         tuneSqliteConnection(conn as Connection);
       } catch (error) {
+        try {
+          (conn as Connection).close?.();
+        } catch {
+          // Closing is a courtesy: the error that matters is the one handed back.
+        }
         done(error as Error, conn);
         return;
       }
