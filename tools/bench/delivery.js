@@ -155,12 +155,7 @@ http { access_log off; sendfile on; tcp_nopush on; open_file_cache max=1000; typ
       const profiled = async (pid, run) => {
         const recording = recordPerf(pid);
         const sample = await run();
-        const file = await recording.stop();
-        try {
-          return summarizePerf(file, sample.count);
-        } finally {
-          fs.rmSync(path.dirname(file), { recursive: true, force: true });
-        }
+        return recording.stop((file) => summarizePerf(file, sample.count));
       };
       const floorPerf = await profiled(process.pid, floorRender);
       const oursPerf = await profiled(server.pid, oursRender);

@@ -24,20 +24,25 @@ function perfAvailable() {
 const PERF_HZ = 999;
 
 /**
- * Starts sampling `pid` (every thread); stop() ends it and resolves with the data file. `callGraph`
- * records each sample's stack too (frame pointers: V8's JavaScript frames keep them), for
- * javaScriptByConcern.
+ * Starts sampling `pid` (every thread) at PERF_HZ. stop(read) ends it, resolves with what `read`
+ * makes of the data file, and removes the file. `callGraph` records each sample's stack too (frame
+ * pointers: V8's JavaScript frames keep them), for javaScriptByConcern.
  */
-function recordPerf(pid, { frequency = PERF_HZ, callGraph = false } = {}) {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'perf-')), 'perf.data');
-  const args = ['record', '-q', ...(callGraph ? ['-g'] : []), '-e', 'cpu-clock', '-F', String(frequency), '-p', String(pid), '-o', file];
+function recordPerf(pid, { callGraph = false } = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perf-'));
+  const file = path.join(dir, 'perf.data');
+  const args = ['record', '-q', ...(callGraph ? ['-g'] : []), '-e', 'cpu-clock', '-F', String(PERF_HZ), '-p', String(pid), '-o', file];
   const perf = spawn('perf', args, { stdio: 'ignore' });
   const ended = new Promise((resolve) => perf.on('exit', resolve));
   return {
-    async stop() {
+    async stop(read) {
       perf.kill('SIGINT');
       await ended;
-      return file;
+      try {
+        return read(file);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }
@@ -184,7 +189,10 @@ function latestPerfMap(pid) {
     const overlaps = pages.some((page) => (byPage.get(page) ?? []).some((k) => entry.start < k.start + k.size && k.start < entry.start + entry.size));
     if (overlaps) continue;
     kept.push(entry);
-    for (const page of pages) byPage.set(page, [...(byPage.get(page) ?? []), entry]);
+    for (const page of pages) {
+      if (!byPage.has(page)) byPage.set(page, []);
+      byPage.get(page).push(entry);
+    }
   }
   kept.sort((a, b) => a.order - b.order);
   const fresh = `${file}.latest`;

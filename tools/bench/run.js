@@ -148,6 +148,8 @@ async function tearDown({ workDir, server, stockServer, sources, agent }) {
   await server.stop();
   await stockServer?.stop();
   fs.rmSync(workDir, { recursive: true, force: true });
+  // --perf-js: the map V8 wrote for perf as the server compiled (/tmp/perf-<pid>.map).
+  fs.rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
 }
 
 /**
@@ -212,13 +214,10 @@ async function measureCell({ runners, pids }, name, concurrency) {
       const callGraph = opts['perf-js'] && mode === 'ours';
       const recording = recordPerf(pids[mode], { callGraph });
       const sample = await measure(runners[mode](name), concurrency, SECONDS);
-      const file = await recording.stop();
-      try {
+      return recording.stop((file) => {
         if (callGraph) javaScript = javaScriptByConcern(file, pids[mode], sample.count);
         return summarizePerf(file, sample.count);
-      } finally {
-        fs.rmSync(path.dirname(file), { recursive: true, force: true });
-      }
+      });
     };
     const floorPerf = await profiled('floor');
     row.perf = comparePerf(`${name} c=${concurrency}: where an upload's CPU goes`, floorPerf, await profiled('ours'));

@@ -60,8 +60,8 @@ export function tuneSqliteConnection(conn: Connection): void {
 /**
  * The `pool` of an SQLite connection in `config/database.ts`: each connection the pool makes is
  * tuned (tuneSqliteConnection) before its first statement; one that cannot be is closed (knex
- * would not: its file stayed open) and handed back with the error, and the pool does not use it. Typed as Strapi types a pool's `afterCreate`, so it fits
- * an app's strictly typed config.
+ * would not: its file stayed open) and handed back with the error, and the pool does not use it.
+ * Typed as Strapi types a pool's `afterCreate`, so it fits an app's strictly typed config.
  */
 export function sqlitePool(): { afterCreate: (conn: unknown, done: (error?: Error, conn?: unknown) => void) => void } {
   return {
