@@ -63,8 +63,18 @@ function dominantColour(rgba: Uint8Array): string {
  * does. The loops are one per layout, with nothing per pixel but the sums (how many pixels an output
  * pixel covers follows from the grid): about 0.45 ms for a 500 × 333 RGB medium where one loop for
  * every layout took 0.9 ms on the upload's JavaScript thread (docs/performance.md, "Placeholders").
+ *
+ * `step` > 1 reads every step-th row and column of each output pixel's box, from its first: a
+ * box of 5 × 5 pixels is averaged from 3 × 3 of them at step 2 (sampledStep picks it).
  */
-export function shrinkToRgba(data: Uint8Array, width: number, height: number, channels: 1 | 2 | 3 | 4, edge: number): { rgba: Uint8Array; width: number; height: number } {
+export function shrinkToRgba(
+  data: Uint8Array,
+  width: number,
+  height: number,
+  channels: 1 | 2 | 3 | 4,
+  edge: number,
+  step = 1
+): { rgba: Uint8Array; width: number; height: number } {
   const scale = Math.min(1, edge / Math.max(width, height));
   if (scale === 1 && channels === 4) return { rgba: data, width, height };
   const outWidth = Math.max(1, Math.round(width * scale));
@@ -73,21 +83,30 @@ export function shrinkToRgba(data: Uint8Array, width: number, height: number, ch
   const firstColumn = new Int32Array(outWidth + 1);
   for (let x = width - 1; x >= 0; x--) firstColumn[Math.min(outWidth - 1, Math.floor((x * outWidth) / width))] = x;
   firstColumn[outWidth] = width;
+  // The columns read of each box (every step-th from its first), and the rows read of each output row.
+  const columnCount = new Int32Array(outWidth);
+  for (let ox = 0; ox < outWidth; ox++) columnCount[ox] = Math.ceil((firstColumn[ox + 1] - firstColumn[ox]) / step);
   const rowCount = new Int32Array(outHeight);
+  const stride = channels * step;
   // Per output pixel and input channel: Σ value (opaque layouts), or Σ value·alpha and Σ alpha;
   // a run of input pixels is summed in locals and added once.
   const sums = new Float64Array(outWidth * outHeight * channels);
-  for (let y = 0; y < height; y++) {
-    const to = Math.min(outHeight - 1, Math.floor((y * outHeight) / height));
+  for (let y = 0, to = 0, firstRow = 0; y < height; y++) {
+    const row = Math.min(outHeight - 1, Math.floor((y * outHeight) / height));
+    if (row !== to) {
+      to = row;
+      firstRow = y;
+    }
+    if ((y - firstRow) % step !== 0) continue;
     rowCount[to]++;
     let o = to * outWidth * channels;
     const rowStart = y * width * channels;
-    let i = rowStart;
     for (let ox = 0; ox < outWidth; ox++, o += channels) {
+      let i = rowStart + firstColumn[ox] * channels;
       const end = rowStart + firstColumn[ox + 1] * channels;
       if (channels === 3) {
         let r = 0, g = 0, b = 0;
-        for (; i < end; i += 3) {
+        for (; i < end; i += stride) {
           r += data[i];
           g += data[i + 1];
           b += data[i + 2];
@@ -97,7 +116,7 @@ export function shrinkToRgba(data: Uint8Array, width: number, height: number, ch
         sums[o + 2] += b;
       } else if (channels === 4) {
         let r = 0, g = 0, b = 0, a = 0;
-        for (; i < end; i += 4) {
+        for (; i < end; i += stride) {
           const alpha = data[i + 3];
           r += data[i] * alpha;
           g += data[i + 1] * alpha;
@@ -110,11 +129,11 @@ export function shrinkToRgba(data: Uint8Array, width: number, height: number, ch
         sums[o + 3] += a;
       } else if (channels === 1) {
         let v = 0;
-        for (; i < end; i++) v += data[i];
+        for (; i < end; i += stride) v += data[i];
         sums[o] += v;
       } else {
         let v = 0, a = 0;
-        for (; i < end; i += 2) {
+        for (; i < end; i += stride) {
           const alpha = data[i + 1];
           v += data[i] * alpha;
           a += alpha;
@@ -130,7 +149,7 @@ export function shrinkToRgba(data: Uint8Array, width: number, height: number, ch
   for (let oy = 0, p = 0; oy < outHeight; oy++) {
     for (let ox = 0; ox < outWidth; ox++, p++) {
       const s = p * channels;
-      const covered = (firstColumn[ox + 1] - firstColumn[ox]) * rowCount[oy];
+      const covered = columnCount[ox] * rowCount[oy];
       const alpha = opaque ? 255 * covered : sums[s + colours];
       const divisor = opaque ? covered : alpha;
       for (let c = 0; c < 3; c++) rgba[p * 4 + c] = divisor > 0 ? Math.round(sums[s + (colours === 1 ? 0 : c)] / divisor) : 0;
@@ -149,8 +168,23 @@ async function shrunkBySharp({ data, width, height, channels }: RawPixels): Prom
   return { rgba, width: info.width, height: info.height };
 }
 
+/**
+ * The step at which pixels are read when shrunk to fit `edge` (shrinkToRgba): every box is read
+ * along each axis at least twice, at most half its pixels apart. A 500 × 333 medium's boxes are 5
+ * pixels wide, read at their first, third and fifth: 9 pixels of 25 each (0.45 ms of the JavaScript thread
+ * where all of them took 1.2, docs/performance.md, "Placeholders"). A box holds no detail a
+ * ThumbHash keeps (7 frequencies an axis) nor its dominant colour's 4 bits a channel.
+ */
+export function sampledStep(width: number, height: number, edge: number): number {
+  const box = Math.max(width, height) / edge;
+  return Math.max(1, Math.floor(box / 2));
+}
+
 export async function placeholderOf({ data, width, height, channels }: RawPixels): Promise<Placeholder> {
-  const small = width * height <= JS_SHRINK_MAX_PIXELS ? shrinkToRgba(data, width, height, channels, PLACEHOLDER_EDGE) : await shrunkBySharp({ data, width, height, channels });
+  const small =
+    width * height <= JS_SHRINK_MAX_PIXELS
+      ? shrinkToRgba(data, width, height, channels, PLACEHOLDER_EDGE, sampledStep(width, height, PLACEHOLDER_EDGE))
+      : await shrunkBySharp({ data, width, height, channels });
   const hashed = shrinkToRgba(small.rgba, small.width, small.height, 4, THUMBHASH_EDGE);
   return {
     thumbHash: Buffer.from(rgbaToThumbHash(hashed.width, hashed.height, hashed.rgba)).toString('base64'),
