@@ -1,11 +1,11 @@
 // The bench's tables, from a report (a run's, or one saved with --json).
 'use strict';
 
-function printReport({ machine, results, sources, moderation = [], fiftyMp, rss12mp, seconds, rounds }) {
+function printReport({ machine, results, sources, moderation = [], fiftyMp, rss12mp, seconds, rounds, variant = null }) {
   const f = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
   const out = [];
   out.push(`machine: ${machine.cpus} cores (${machine.cpu}), ${machine.memoryGb} GB, Node ${machine.node}, sharp ${machine.sharp} / libvips ${machine.libvips}`);
-  out.push(`${rounds} rounds × ${seconds} s per cell, alternating floor / ours / stock`);
+  out.push(`${rounds} rounds × ${seconds} s per cell, alternating floor / ours / stock${variant ? ' / variant' : ''}`);
   out.push('');
   out.push('| fixture | conc | floor req/s | ours req/s | ours p50 / p99 ms | ours peak RSS MB | stock req/s | stock p50 / p99 ms | stock peak RSS MB | b/a | b/c | CPU ms/upload: floor / ours (main thread) |');
   out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
@@ -14,6 +14,20 @@ function printReport({ machine, results, sources, moderation = [], fiftyMp, rss1
       `| ${r.fixture} | ${r.concurrency} | ${f(r.floor.rps)} | ${f(r.ours.rps)} | ${f(r.ours.p50, 0)} / ${f(r.ours.p99, 0)} | ${f(r.ours.peakRssMb, 0)} | ${f(r.stock.rps, 2)} | ${f(r.stock.p50, 0)} / ${f(r.stock.p99, 0)} | ${f(r.stock.peakRssMb, 0)} | ${f(r.oursOverFloor, 2)} | ${f(r.oursOverStock, 1)} | ${f(r.floor.cpuMsPerUpload)} / ${f(r.ours.cpuMsPerUpload)} (${f(r.ours.mainThreadCpuMsPerUpload)}) |` +
         (r.ours.errors || r.stock.errors ? ` errors: ours ${r.ours.errors}, stock ${r.stock.errors}` : '')
     );
+  }
+  if (variant) {
+    out.push('');
+    out.push(`d, the variant: ours with ${Object.entries(variant).map(([name, value]) => `${name}=${value}`).join(' ')}, in the same alternation`);
+    out.push('');
+    out.push('| fixture | conc | ours req/s | variant req/s | variant p50 / p99 ms | variant peak RSS MB | d/b | CPU ms/upload: ours / variant (main thread) |');
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const r of results.filter((row) => row.variant)) {
+      out.push(
+        `| ${r.fixture} | ${r.concurrency} | ${f(r.ours.rps)} | ${f(r.variant.rps)} | ${f(r.variant.p50, 0)} / ${f(r.variant.p99, 0)} | ${f(r.variant.peakRssMb, 0)} | ${f(r.variantOverOurs, 2)} | ` +
+          `${f(r.ours.cpuMsPerUpload)} (${f(r.ours.mainThreadCpuMsPerUpload)}) / ${f(r.variant.cpuMsPerUpload)} (${f(r.variant.mainThreadCpuMsPerUpload)}) |` +
+          (r.variant.errors ? ` errors: ${r.variant.errors}` : '')
+      );
+    }
   }
   for (const r of results) if (r.perf) out.push('', ...r.perf);
   out.push('');

@@ -4,6 +4,7 @@
  *
  *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8]
  *                    [--skip stock,sources,50mp,rss] [--profile] [--perf] [--perf-js] [--threads] [--node-flags="--trace-gc"] [--server-log F]
+ *                    [--variant "UV_THREADPOOL_SIZE=8 IMAGE_API_SHARP_THREADS=2"]
  *   npm run bench -- --print report.json      (the tables of an earlier --json run)
  *
  * Starts the production app (server.js) twice, each server on a scratch SQLite database with rate
@@ -12,6 +13,9 @@
  *   a. floor:  the bare pipeline in this process (floor.js);
  *   b. ours:   POST /api/1/upload, multipart;
  *   c. stock:  Strapi's POST /api/upload with default upload settings.
+ * With --variant, a third server of ours runs with those environment variables added (a setting to
+ * try: libuv's pool, libvips' threads, SQLite's cache), measured in the same alternation, d:
+ * the variant's rate over ours' is the setting's effect without the minutes-apart noise of two runs.
  * Prints req/s, p50, p99, the server's peak RSS, the ratios b/a and b/c, and the CPU time per upload
  * (all threads, and the main thread alone: where the per-request overhead shows); then base64 and URL
  * sources against multipart; and, on the fresh server, the RSS cost of one 50 MP upload and the peak
@@ -62,13 +66,23 @@ const { values: opts } = parseArgs({
     'server-log': { type: 'string' },
     // Prints the tables of an earlier `--json` report instead of measuring.
     print: { type: 'string' },
+    // A third server of ours with these environment variables (NAME=VALUE, space-separated): d, the variant.
+    variant: { type: 'string' },
   },
 });
 const SECONDS = Number(opts.seconds);
 const ROUNDS = Number(opts.rounds);
 const CONCURRENCY = opts.concurrency.split(',').map(Number);
 const SKIP = new Set(opts.skip.split(',').filter(Boolean));
-const MODES = ['floor', 'ours', 'stock'].filter((m) => !SKIP.has(m));
+/** --variant's environment: NAME=VALUE pairs, space-separated. */
+function variantEnv(text) {
+  if (text === undefined) return null;
+  const pairs = text.split(' ').filter(Boolean).map((pair) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair));
+  if (pairs.length === 0 || pairs.some((pair) => !pair)) throw new Error(`bench: --variant takes NAME=VALUE pairs, space-separated: "${text}"`);
+  return Object.fromEntries(pairs.map(([, name, value]) => [name, value]));
+}
+const VARIANT_ENV = variantEnv(opts.variant);
+const MODES = ['floor', 'ours', 'stock', ...(VARIANT_ENV ? ['variant'] : [])].filter((m) => !SKIP.has(m));
 const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
 
 /** Before each cell: what the last one left running (a collection, closing sockets) must not be charged to it. */
@@ -112,6 +126,7 @@ async function setUp() {
   };
   const server = await startServer(path.join(workDir, 'ours'), diagnostics);
   const stockServer = MODES.includes('stock') ? await startServer(path.join(workDir, 'stock')) : null;
+  const variantServer = VARIANT_ENV ? await startServer(path.join(workDir, 'variant'), { env: VARIANT_ENV }) : null;
   const sources = await startFixtureServer(fixtures);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -124,6 +139,7 @@ async function setUp() {
       base64: Buffer.from(`key=${server.key}&source=${encodeURIComponent(f.bytes.toString('base64'))}`),
       url: Buffer.from(`key=${server.key}&source=${encodeURIComponent(`http://127.0.0.1:${sources.port}/${f.file}`)}`),
       moderated: multipart({ key: server.moderatedKey }, { field: 'source', name: f.file, type: f.type, bytes: f.bytes }),
+      variant: variantServer && multipart({ key: variantServer.key }, { field: 'source', name: f.file, type: f.type, bytes: f.bytes }),
     };
   }
   const upload = (port, body, headers = {}) => async () =>
@@ -137,16 +153,18 @@ async function setUp() {
     base64: (name) => upload(server.port, form(bodies[name].base64)),
     url: (name) => upload(server.port, form(bodies[name].url)),
     moderated: (name) => upload(server.port, bodies[name].moderated),
+    variant: (name) => upload(variantServer.port, bodies[name].variant),
   };
-  const pids = { floor: process.pid, ours: server.pid, stock: stockServer?.pid };
-  return { workDir, fixtures, names, server, stockServer, sources, agent, bodies, runners, pids };
+  const pids = { floor: process.pid, ours: server.pid, stock: stockServer?.pid, variant: variantServer?.pid };
+  return { workDir, fixtures, names, server, stockServer, variantServer, sources, agent, bodies, runners, pids };
 }
 
-async function tearDown({ workDir, server, stockServer, sources, agent }) {
+async function tearDown({ workDir, server, stockServer, variantServer, sources, agent }) {
   agent.destroy();
   sources.close();
   await server.stop();
   await stockServer?.stop();
+  await variantServer?.stop();
   fs.rmSync(workDir, { recursive: true, force: true });
   // --perf-js: the map V8 wrote for perf as the server compiled (/tmp/perf-<pid>.map).
   fs.rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
@@ -194,7 +212,7 @@ function logSample(name, concurrency, mode, round, sample) {
 
 /** One row of the main table: floor, ours and stock, alternating, ROUNDS times. */
 async function measureCell({ runners, pids }, name, concurrency) {
-  const samples = { floor: [], ours: [], stock: [] };
+  const samples = { floor: [], ours: [], stock: [], variant: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of MODES) {
       await quietMoment();
@@ -207,6 +225,7 @@ async function measureCell({ runners, pids }, name, concurrency) {
   }
   const none = [{ count: 0, elapsed: 1, latencies: [], errors: 0 }];
   const row = { fixture: name, concurrency, floor: summarize(samples.floor), ours: summarize(samples.ours), stock: summarize(samples.stock.length ? samples.stock : none) };
+  if (samples.variant.length) row.variant = summarize(samples.variant);
   if ((opts.perf || opts['perf-js']) && perfAvailable()) {
     let javaScript = null;
     const profiled = async (mode) => {
@@ -223,7 +242,7 @@ async function measureCell({ runners, pids }, name, concurrency) {
     row.perf = comparePerf(`${name} c=${concurrency}: where an upload's CPU goes`, floorPerf, await profiled('ours'));
     if (javaScript) row.perf.push('', ...concernLines(`${name} c=${concurrency}: ours' JavaScript thread by concern`, javaScript));
   }
-  return { ...row, oursOverFloor: row.ours.rps / row.floor.rps, oursOverStock: row.ours.rps / row.stock.rps };
+  return { ...row, oursOverFloor: row.ours.rps / row.floor.rps, oursOverStock: row.ours.rps / row.stock.rps, ...(row.variant ? { variantOverOurs: row.variant.rps / row.ours.rps } : {}) };
 }
 
 async function measureCells(bench) {
@@ -308,7 +327,7 @@ function machine() {
 async function main() {
   await ensureBuilt();
   const bench = await setUp();
-  const report = { machine: machine(), seconds: SECONDS, rounds: ROUNDS, fiftyMp: null, rss12mp: null, results: [], sources: [] };
+  const report = { machine: machine(), seconds: SECONDS, rounds: ROUNDS, variant: VARIANT_ENV, fiftyMp: null, rss12mp: null, results: [], sources: [] };
   try {
     // The memory figures first, on the fresh server.
     if (!SKIP.has('50mp')) report.fiftyMp = await measureFiftyMp(bench);
