@@ -15,7 +15,7 @@ function printReport({ machine, results, sources, moderation = [], fiftyMp, rss1
         (r.ours.errors || r.stock.errors ? ` errors: ours ${r.ours.errors}, stock ${r.stock.errors}` : '')
     );
   }
-  if (variant) {
+  if (variant && results.some((row) => row.variant)) {
     out.push('');
     out.push(`d, the variant: ours with ${Object.entries(variant).map(([name, value]) => `${name}=${value}`).join(' ')}, in the same alternation`);
     out.push('');

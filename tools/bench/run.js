@@ -7,7 +7,7 @@
  *                    [--variant "UV_THREADPOOL_SIZE=8 IMAGE_API_SHARP_THREADS=2"]
  *   npm run bench -- --print report.json      (the tables of an earlier --json run)
  *
- * Starts the production app (server.js) twice, each server on a scratch SQLite database with rate
+ * Starts the production app (server.js) twice (three times with --variant), each server on a scratch SQLite database with rate
  * limits off (one serves b, the other c: see setUp), generates its fixtures (fixtures.js), then
  * measures, alternating in one run:
  *   a. floor:  the bare pipeline in this process (floor.js);
@@ -74,16 +74,19 @@ const SECONDS = Number(opts.seconds);
 const ROUNDS = Number(opts.rounds);
 const CONCURRENCY = opts.concurrency.split(',').map(Number);
 const SKIP = new Set(opts.skip.split(',').filter(Boolean));
-/** --variant's environment: NAME=VALUE pairs, space-separated. */
+const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
+/** --variant's environment: NAME=VALUE pairs, separated by white space; a run is refused without them. */
 function variantEnv(text) {
-  if (text === undefined) return null;
-  const pairs = text.split(' ').filter(Boolean).map((pair) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair));
-  if (pairs.length === 0 || pairs.some((pair) => !pair)) throw new Error(`bench: --variant takes NAME=VALUE pairs, space-separated: "${text}"`);
-  return Object.fromEntries(pairs.map(([, name, value]) => [name, value]));
+  if (text === undefined || opts.print) return null;
+  const pairs = text.split(/\s+/).filter(Boolean).map((pair) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair));
+  if (pairs.length > 0 && pairs.every(Boolean)) return Object.fromEntries(pairs.map(([, name, value]) => [name, value]));
+  log(`bench: --variant takes NAME=VALUE pairs, separated by spaces: "${text}"`);
+  process.exit(2);
 }
 const VARIANT_ENV = variantEnv(opts.variant);
 const MODES = ['floor', 'ours', 'stock', ...(VARIANT_ENV ? ['variant'] : [])].filter((m) => !SKIP.has(m));
-const log = (...args) => process.stderr.write(`${args.join(' ')}\n`);
+/** The order of a round: ours and the variant trade places every other round (what runs second pays for what ran first). */
+const modesOfRound = (round) => (round % 2 === 0 ? MODES : MODES.map((mode) => (mode === 'ours' ? 'variant' : mode === 'variant' ? 'ours' : mode)));
 
 /** Before each cell: what the last one left running (a collection, closing sockets) must not be charged to it. */
 const quietMoment = () => new Promise((r) => setTimeout(r, 300));
@@ -115,6 +118,7 @@ async function setUp() {
   // upload. In one shared process the stock uploads (four resized copies each, formidable temp
   // files) grow the heap and every later garbage collection of ours costs more: the bench would
   // charge our endpoint for the stock path's leftovers. Each is measured on a process of its own.
+  // With --variant, a third: ours with the variant's environment (and the same Node flags).
   log('bench: starting the production app…');
   const diagnostics = {
     nodeFlags: [
@@ -124,9 +128,20 @@ async function setUp() {
     ],
     serverLog: opts['server-log'] ?? null,
   };
-  const server = await startServer(path.join(workDir, 'ours'), diagnostics);
-  const stockServer = MODES.includes('stock') ? await startServer(path.join(workDir, 'stock')) : null;
-  const variantServer = VARIANT_ENV ? await startServer(path.join(workDir, 'variant'), { env: VARIANT_ENV }) : null;
+  // The variant first: its settings are the likeliest to keep a server from starting.
+  const variantServer = MODES.includes('variant') ? await startServer(path.join(workDir, 'variant'), { nodeFlags: diagnostics.nodeFlags, env: VARIANT_ENV }) : null;
+  const started = [variantServer];
+  let server;
+  let stockServer;
+  try {
+    server = await startServer(path.join(workDir, 'ours'), diagnostics);
+    started.push(server);
+    stockServer = MODES.includes('stock') ? await startServer(path.join(workDir, 'stock')) : null;
+  } catch (error) {
+    // The servers already running would outlive the bench.
+    await Promise.all(started.map((s) => s?.stop()));
+    throw error;
+  }
   const sources = await startFixtureServer(fixtures);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -166,8 +181,8 @@ async function tearDown({ workDir, server, stockServer, variantServer, sources, 
   await stockServer?.stop();
   await variantServer?.stop();
   fs.rmSync(workDir, { recursive: true, force: true });
-  // --perf-js: the map V8 wrote for perf as the server compiled (/tmp/perf-<pid>.map).
-  fs.rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
+  // --perf-js: the maps V8 wrote for perf as the servers compiled (/tmp/perf-<pid>.map).
+  for (const s of [server, variantServer]) if (s) fs.rmSync(`/tmp/perf-${s.pid}.map`, { force: true });
 }
 
 /**
@@ -210,11 +225,11 @@ function logSample(name, concurrency, mode, round, sample) {
   if (opts.threads) log(`      by thread: ${Object.entries(sample.cpuByThread).map(([n, ms]) => `${n} ${perUpload(ms)}`).join(', ')}`);
 }
 
-/** One row of the main table: floor, ours and stock, alternating, ROUNDS times. */
+/** One row of the main table: floor, ours, stock (and the variant), alternating, ROUNDS times. */
 async function measureCell({ runners, pids }, name, concurrency) {
   const samples = { floor: [], ours: [], stock: [], variant: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of MODES) {
+    for (const mode of modesOfRound(round)) {
       await quietMoment();
       const stop = sampleRss(pids[mode]);
       const sample = await measureOn(pids[mode], runners[mode](name), concurrency);

@@ -83,7 +83,7 @@ test('every layout, at sizes that do not divide evenly, averages as the plain bo
       const data = Uint8Array.from({ length: width * height * channels }, (_, i) => (channels % 2 === 0 && i % channels === channels - 1 && i % 7 === 0 ? 0 : random()));
       for (const edge of [100, 32]) {
         if (width <= edge && height <= edge && channels === 4) continue;
-        for (const step of [1, 2, 3]) {
+        for (const step of new Set([1, 2, 3, sampledStep(width, height, edge)])) {
           expect({ channels, edge, step, ...shrinkToRgba(data, width, height, channels, edge, step) }).toEqual({ channels, edge, step, ...shrinkPlainly(data, width, height, channels, edge, step) });
         }
       }
@@ -91,13 +91,20 @@ test('every layout, at sizes that do not divide evenly, averages as the plain bo
   }
 });
 
-test('the step read: every box at least twice an axis, at most half a box apart', () => {
+test('the step read: every box at least twice an axis, at most half a box apart, the narrowest box deciding', () => {
   expect(sampledStep(500, 333, 100)).toBe(2);
   expect(sampledStep(333, 500, 100)).toBe(2);
   expect(sampledStep(500, 750, 100)).toBe(3);
   expect(sampledStep(399, 200, 100)).toBe(1);
   expect(sampledStep(100, 100, 100)).toBe(1);
   expect(sampledStep(20, 10, 100)).toBe(1);
+  // The narrow axis sets it: a sliver's single box across is read at least twice too.
+  expect(sampledStep(20, 5000, 100)).toBe(10);
+  expect(sampledStep(3, 700, 32)).toBe(1);
+});
+
+test('a step that is not a whole number from 1 is refused', () => {
+  for (const step of [0, -1, 1.5, Number.NaN]) expect(() => shrinkToRgba(new Uint8Array(300 * 3), 300, 1, 3, 100, step)).toThrow(RangeError);
 });
 
 test('a photo read at that step: its placeholder is the one read from every pixel, within what noise moves', async () => {
@@ -117,6 +124,11 @@ test('a photo read at that step: its placeholder is the one read from every pixe
   const every = shrinkToRgba(data, width, height, 3, 100, 1);
   const hashed = shrinkToRgba(every.rgba, every.width, every.height, 4, THUMBHASH_EDGE);
   const exact = rgbaToThumbHash(hashed.width, hashed.height, hashed.rgba);
+  // It is read at that step: its ThumbHash is the step's, not every pixel's.
+  const stepped = shrinkToRgba(data, width, height, 3, 100, sampledStep(width, height, 100));
+  const steppedHashed = shrinkToRgba(stepped.rgba, stepped.width, stepped.height, 4, THUMBHASH_EDGE);
+  expect(sampled.thumbHash).toBe(Buffer.from(rgbaToThumbHash(steppedHashed.width, steppedHashed.height, steppedHashed.rgba)).toString('base64'));
+  expect(sampled.thumbHash).not.toBe(Buffer.from(exact).toString('base64'));
   const decodedSampled = thumbHashToRGBA(Buffer.from(sampled.thumbHash, 'base64'));
   const decodedExact = thumbHashToRGBA(exact);
   expect([decodedSampled.w, decodedSampled.h]).toEqual([decodedExact.w, decodedExact.h]);

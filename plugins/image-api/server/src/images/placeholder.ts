@@ -29,8 +29,9 @@ export interface RawPixels {
 /** The edge the pixels are shrunk to (thumbhash.js takes at most 100×100), and the dominant colour counted over. */
 const PLACEHOLDER_EDGE = 100;
 /**
- * The most pixels averaged on the JavaScript thread (about 1.3 ms): a medium of a very tall image
- * (500 px wide, any height) is shrunk by sharp, off that thread, instead.
+ * The most pixels averaged on the JavaScript thread (about 1.3 ms when every one was read; sampled,
+ * sampledStep, far less): a medium of a very tall image (500 px wide, any height) is shrunk by
+ * sharp, off that thread, instead.
  */
 const JS_SHRINK_MAX_PIXELS = 500_000;
 /** The ThumbHash's input edge: enough for its 7 frequencies an axis. */
@@ -56,13 +57,20 @@ function dominantColour(rgba: Uint8Array): string {
   return `#${hex(centre(best >> (2 * BIN_BITS)))}${hex(centre((best >> BIN_BITS) & mask))}${hex(centre(best & mask))}`;
 }
 
+/** The size pixels are shrunk to so as to fit `edge`, keeping their aspect ratio (never larger). */
+function shrunkSize(width: number, height: number, edge: number): { width: number; height: number } {
+  const scale = Math.min(1, edge / Math.max(width, height));
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
 /**
  * Pixels (grey, grey and alpha, RGB or RGBA, 8 bits a sample) as RGBA, averaged down to fit `edge`:
  * each output pixel the mean of the input pixels it covers, weighted by their alpha as a resize
  * does, so transparent pixels lend no colour. A box filter: for a placeholder it looks as a resize's
  * does. The loops are one per layout, with nothing per pixel but the sums (how many pixels an output
  * pixel covers follows from the grid): about 0.45 ms for a 500 × 333 RGB medium where one loop for
- * every layout took 0.9 ms on the upload's JavaScript thread (docs/performance.md, "Placeholders").
+ * every layout took 0.9 ms on the upload's JavaScript thread (measured on a quiet machine;
+ * docs/performance.md, "HEIC, AVIF and placeholders").
  *
  * `step` > 1 reads every step-th row and column of each output pixel's box, from its first: a
  * box of 5 × 5 pixels is averaged from 3 × 3 of them at step 2 (sampledStep picks it).
@@ -75,10 +83,10 @@ export function shrinkToRgba(
   edge: number,
   step = 1
 ): { rgba: Uint8Array; width: number; height: number } {
-  const scale = Math.min(1, edge / Math.max(width, height));
-  if (scale === 1 && channels === 4) return { rgba: data, width, height };
-  const outWidth = Math.max(1, Math.round(width * scale));
-  const outHeight = Math.max(1, Math.round(height * scale));
+  // A step of 0, a fraction or a negative one would read nothing, NaN or never end.
+  if (!Number.isInteger(step) || step < 1) throw new RangeError(`image-api: a shrink's step is a whole number from 1 (${step})`);
+  if (edge >= Math.max(width, height) && channels === 4) return { rgba: data, width, height };
+  const { width: outWidth, height: outHeight } = shrunkSize(width, height, edge);
   // The input columns each output column covers: [firstColumn[ox], firstColumn[ox + 1]).
   const firstColumn = new Int32Array(outWidth + 1);
   for (let x = width - 1; x >= 0; x--) firstColumn[Math.min(outWidth - 1, Math.floor((x * outWidth) / width))] = x;
@@ -91,15 +99,15 @@ export function shrinkToRgba(
   // Per output pixel and input channel: Σ value (opaque layouts), or Σ value·alpha and Σ alpha;
   // a run of input pixels is summed in locals and added once.
   const sums = new Float64Array(outWidth * outHeight * channels);
-  for (let y = 0, to = 0, firstRow = 0; y < height; y++) {
+  for (let y = 0, outRow = 0, firstRow = 0; y < height; y++) {
     const row = Math.min(outHeight - 1, Math.floor((y * outHeight) / height));
-    if (row !== to) {
-      to = row;
+    if (row !== outRow) {
+      outRow = row;
       firstRow = y;
     }
     if ((y - firstRow) % step !== 0) continue;
-    rowCount[to]++;
-    let o = to * outWidth * channels;
+    rowCount[outRow]++;
+    let o = outRow * outWidth * channels;
     const rowStart = y * width * channels;
     for (let ox = 0; ox < outWidth; ox++, o += channels) {
       let i = rowStart + firstColumn[ox] * channels;
@@ -170,14 +178,16 @@ async function shrunkBySharp({ data, width, height, channels }: RawPixels): Prom
 
 /**
  * The step at which pixels are read when shrunk to fit `edge` (shrinkToRgba): every box is read
- * along each axis at least twice, at most half its pixels apart. A 500 × 333 medium's boxes are 5
- * pixels wide, read at their first, third and fifth: 9 pixels of 25 each, 0.40 to 0.65 ms where
- * all of them took 0.9 to 1.4 (docs/performance.md, "HEIC, AVIF and placeholders"). A box holds no
- * detail a ThumbHash keeps (7 frequencies an axis), and its noise averages out in the 100 px.
+ * along each axis at least twice (the narrowest box of either axis sets it), at most half a box
+ * apart. A 500 × 333 medium's boxes are 4 or 5 pixels a side, read at their first, third (and
+ * fifth): 9 pixels of 25, 0.40 to 0.65 ms where all of them took 0.9 to 1.4 on the same busy host
+ * (docs/performance.md, "HEIC, AVIF and placeholders"). A box holds no detail a ThumbHash keeps (7
+ * frequencies an axis), and its noise averages out in the 100 px.
  */
 export function sampledStep(width: number, height: number, edge: number): number {
-  const box = Math.max(width, height) / edge;
-  return Math.max(1, Math.floor(box / 2));
+  const out = shrunkSize(width, height, edge);
+  const narrowest = Math.min(Math.floor(width / out.width), Math.floor(height / out.height));
+  return Math.max(1, Math.floor(narrowest / 2));
 }
 
 export async function placeholderOf({ data, width, height, channels }: RawPixels): Promise<Placeholder> {
