@@ -131,9 +131,12 @@ describe('revocation, expiry and deletion apply to the next request', () => {
   });
 
   test('an expiry date in the past: 403 expired; in the future: accepted until then', async () => {
-    const { documentId, key } = await createInPanel({ name: 'Expiring', expires_at: new Date(Date.now() + 1500).toISOString() });
+    // Far enough ahead that a loaded machine creates the key and uploads before it (1.5 s was not,
+    // once); then waited out to the millisecond, however long that took.
+    const expiresAt = Date.now() + 5000;
+    const { documentId, key } = await createInPanel({ name: 'Expiring', expires_at: new Date(expiresAt).toISOString() });
     expect((await upload(key)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1600));
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 100));
     const res = await upload(key);
     expect(res.status).toBe(403);
     expect(res.body.error).toEqual({ message: 'API key expired', code: 100 });
