@@ -4,7 +4,7 @@
  *
  *   npm run bench [-- --json] [--seconds 3] [--rounds 2] [--only jpeg-12mp,png-800] [--concurrency 1,2,8]
  *                    [--skip stock,sources,50mp,rss] [--profile] [--perf] [--perf-js] [--threads] [--node-flags="--trace-gc"] [--server-log F]
- *                    [--variant "UV_THREADPOOL_SIZE=8 IMAGE_API_SHARP_THREADS=2"]
+ *                    [--variant "UV_THREADPOOL_SIZE=8 IMAGE_API_SHARP_THREADS=2"] (--skip variant: not measured)
  *   npm run bench -- --print report.json      (the tables of an earlier --json run)
  *
  * Starts the production app (server.js) twice (three times with --variant), each server on a scratch SQLite database with rate
@@ -86,7 +86,9 @@ function variantEnv(text) {
 const VARIANT_ENV = variantEnv(opts.variant);
 const MODES = ['floor', 'ours', 'stock', ...(VARIANT_ENV ? ['variant'] : [])].filter((m) => !SKIP.has(m));
 /** The order of a round: ours and the variant trade places every other round (what runs second pays for what ran first). */
-const modesOfRound = (round) => (round % 2 === 0 ? MODES : MODES.map((mode) => (mode === 'ours' ? 'variant' : mode === 'variant' ? 'ours' : mode)));
+const TRADE_PLACES = MODES.includes('ours') && MODES.includes('variant');
+const modesOfRound = (round) =>
+  round % 2 === 0 || !TRADE_PLACES ? MODES : MODES.map((mode) => (mode === 'ours' ? 'variant' : mode === 'variant' ? 'ours' : mode));
 
 /** Before each cell: what the last one left running (a collection, closing sockets) must not be charged to it. */
 const quietMoment = () => new Promise((r) => setTimeout(r, 300));
@@ -342,7 +344,7 @@ function machine() {
 async function main() {
   await ensureBuilt();
   const bench = await setUp();
-  const report = { machine: machine(), seconds: SECONDS, rounds: ROUNDS, variant: VARIANT_ENV, fiftyMp: null, rss12mp: null, results: [], sources: [] };
+  const report = { machine: machine(), seconds: SECONDS, rounds: ROUNDS, variant: MODES.includes('variant') ? VARIANT_ENV : null, fiftyMp: null, rss12mp: null, results: [], sources: [] };
   try {
     // The memory figures first, on the fresh server.
     if (!SKIP.has('50mp')) report.fiftyMp = await measureFiftyMp(bench);
