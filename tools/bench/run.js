@@ -7,9 +7,9 @@
  *                    [--variant "UV_THREADPOOL_SIZE=8 IMAGE_API_SHARP_THREADS=2"] (--skip variant: not measured)
  *   npm run bench -- --print report.json      (the tables of an earlier --json run)
  *
- * Starts the production app (server.js) twice (three times with --variant), each server on a scratch SQLite database with rate
- * limits off (one serves b, the other c: see setUp), generates its fixtures (fixtures.js), then
- * measures, alternating in one run:
+ * Starts the production app (server.js) twice (three times with --variant), each server on a
+ * scratch SQLite database with rate limits off (one serves b, the other c: see setUp), generates
+ * its fixtures (fixtures.js), then measures, alternating in one run:
  *   a. floor:  the bare pipeline in this process (floor.js);
  *   b. ours:   POST /api/1/upload, multipart;
  *   c. stock:  Strapi's POST /api/upload with default upload settings.
@@ -150,13 +150,14 @@ async function setUp() {
   const bodies = {};
   for (const name of [...names, 'jpeg-50mp']) {
     const f = fixtures[name];
+    const file = (field) => ({ field, name: f.file, type: f.type, bytes: f.bytes });
     bodies[name] = {
-      ours: multipart({ key: server.key }, { field: 'source', name: f.file, type: f.type, bytes: f.bytes }),
-      stock: multipart({}, { field: 'files', name: f.file, type: f.type, bytes: f.bytes }),
+      ours: multipart({ key: server.key }, file('source')),
+      stock: multipart({}, file('files')),
       base64: Buffer.from(`key=${server.key}&source=${encodeURIComponent(f.bytes.toString('base64'))}`),
       url: Buffer.from(`key=${server.key}&source=${encodeURIComponent(`http://127.0.0.1:${sources.port}/${f.file}`)}`),
-      moderated: multipart({ key: server.moderatedKey }, { field: 'source', name: f.file, type: f.type, bytes: f.bytes }),
-      variant: variantServer && multipart({ key: variantServer.key }, { field: 'source', name: f.file, type: f.type, bytes: f.bytes }),
+      moderated: multipart({ key: server.moderatedKey }, file('source')),
+      variant: variantServer && multipart({ key: variantServer.key }, file('source')),
     };
   }
   const upload = (port, body, headers = {}) => async () =>
